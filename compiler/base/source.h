@@ -1,0 +1,63 @@
+// Source files and locations shared by every phase.
+//
+// A SourceLoc is three small integers; the text lives once in the
+// SourceManager, which every diagnostic consults to print the source line.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap {
+
+using FileId = uint32_t;
+constexpr FileId kNoFile = UINT32_MAX;
+
+struct SourceLoc {
+  FileId file = kNoFile;
+  uint32_t line = 0;    // 1-based; 0 means "no location"
+  uint32_t column = 0;  // 1-based, in bytes
+  // Non-zero when the text came from a macro expansion or an argument
+  // substitution: an id in SourceManager's expansion table, whose chain
+  // leads back to the user's script.
+  uint32_t expansion = 0;
+  bool valid() const { return file != kNoFile && line != 0; }
+  bool operator==(const SourceLoc&) const = default;
+};
+
+// Where a file came from decides how errors inside it are explained.
+enum class FileOrigin { user_script, tapset, macro_library, command_line };
+
+struct SourceFile {
+  std::string name;  // "<input>" for -e, the path otherwise
+  std::string text;
+  FileOrigin origin = FileOrigin::user_script;
+  std::vector<uint32_t> line_starts;  // byte offset of each line
+};
+
+class SourceManager {
+ public:
+  FileId add(std::string name, std::string text, FileOrigin origin);
+  const SourceFile& file(FileId id) const { return *files_.at(id); }
+  const std::string& name(FileId id) const;
+  // The text of one line, without its newline; empty when out of range.
+  std::string_view line_text(FileId id, uint32_t line) const;
+  size_t size() const { return files_.size(); }
+
+  // Records "<what> at <where>" (e.g. "in expansion of macro '@foo'"),
+  // nested inside where.expansion; returns its id (never 0).
+  struct Expansion {
+    std::string what;
+    SourceLoc where;
+  };
+  uint32_t add_expansion(std::string what, SourceLoc where);
+  const Expansion& expansion(uint32_t id) const { return expansions_.at(id - 1); }
+
+ private:
+  std::vector<std::unique_ptr<SourceFile>> files_;
+  std::vector<Expansion> expansions_;
+};
+
+}  // namespace stap

@@ -1,0 +1,49 @@
+// The elaborated program: what pass 2 produces and later passes consume.
+//
+// Pass 2 runs these steps in order (elaborate.cpp keeps the list):
+//   1. tapset_library  - pull in the tapset files whose names the script uses
+//   2. alias_expansion - probe points -> derived probes (prologue/epilogue
+//                        bodies spliced in), wildcard alias matching
+//   3. providers       - each remaining probe point is claimed by the
+//                        provider of its family (begin, timer, kernel.trace,
+//                        kernel.function, process ...); unknown families
+//                        are errors
+//   4. resolve         - symbols -> declarations (locals, globals, params,
+//                        tapset globals), calls -> functions (overloading
+//                        by arity) or builtins
+//   5. typecheck       - inference to a fixed point; conflicts reported at
+//                        every location involved
+//   6. elide           - unused functions, globals and locals removed
+//                        (unless -u), with stap's warnings
+//   7. global display  - end probe printing written-but-unread globals
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/ast.h"
+
+namespace stap {
+
+struct Builtin;        // elaborate/builtins.h
+class ProbeProvider;   // elaborate/providers/provider.h
+
+// A probe after alias expansion, with the provider that will lower and
+// attach it.
+struct DerivedProbe {
+  ast::ProbeDecl* decl = nullptr;
+  ast::ProbePoint* point = nullptr;   // the concrete (non-alias) point
+  const ProbeProvider* provider = nullptr;
+};
+
+struct Program {
+  // Every file parsed for this program, user files first; owns the trees.
+  std::vector<std::unique_ptr<ast::File>> files;
+  std::vector<ast::VarDecl*> globals;          // in declaration order
+  std::vector<ast::FunctionDecl*> functions;   // script and tapset functions in use
+  std::vector<const Builtin*> builtins;        // builtins in use
+  std::vector<DerivedProbe> probes;
+};
+
+}  // namespace stap

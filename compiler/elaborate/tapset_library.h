@@ -1,0 +1,54 @@
+// The tapset library: .stp and .stpm files under the default tapset
+// directory and every -I DIR.
+//
+// All library files are parsed up front (macro files first, so their
+// @define macros are visible to every later file), but a file joins the
+// program only when the script needs a name it defines: a function, a
+// global, or a probe alias.  Pulling a file in can make it need others;
+// the resolver asks again for each name that is still unresolved.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ast/ast.h"
+#include "base/diagnostics.h"
+#include "elaborate/program.h"
+#include "parse/preprocessor.h"
+
+namespace stap {
+
+class TapsetLibrary {
+ public:
+  // Parses every *.stpm then *.stp file under dirs (recursively, sorted by
+  // path; later dirs win nothing: all are searched).  Parse errors in a
+  // tapset are reported like any other.
+  void load(const std::vector<std::string>& dirs, const PreprocessorEnv& env,
+            MacroTable& macros, SourceManager& sources, ast::Arena& arena,
+            Diagnostics& diags);
+
+  // Each returns the declarations found (empty/null when none) and moves
+  // the defining file into `program` (files, globals, functions) the first
+  // time one of its names is needed.
+  std::vector<ast::FunctionDecl*> need_function(const std::string& name, Program& program);
+  ast::VarDecl* need_global(const std::string& name, Program& program);
+  // Aliases whose name matches the probe point (wildcards in `point`
+  // match alias names component by component, as stap does).
+  std::vector<ast::AliasDecl*> need_aliases(const ast::ProbePoint& point, Program& program);
+
+  // Every alias of the library, for `stap -l` listings.
+  std::vector<ast::AliasDecl*> all_aliases() const;
+  size_t file_count() const { return files_.size(); }
+  size_t files_used() const;
+
+ private:
+  struct LibraryFile {
+    std::unique_ptr<ast::File> file;
+    bool used = false;
+  };
+  void use(LibraryFile& f, Program& program);
+  std::vector<LibraryFile> files_;
+};
+
+}  // namespace stap

@@ -1,0 +1,32 @@
+// Pass 1c: tokens -> AST.
+//
+// A recursive-descent parser for the whole stap language (see
+// ../shared/REFERENCE.md): probes and aliases with every probe-point form,
+// functions, globals, all statements and operators with stap's precedence,
+// target variables and @-operators.  On an error it reports, skips to the
+// next statement or top-level declaration and goes on, so one run shows
+// several errors.  Embedded C (%{ %}) anywhere is a located error: the BPF
+// runtime cannot run it.
+#pragma once
+
+#include <vector>
+
+#include "ast/ast.h"
+#include "base/diagnostics.h"
+#include "parse/preprocessor.h"
+#include "parse/token.h"
+
+namespace stap {
+
+// Parses preprocessed tokens.  Never returns null; on errors the file holds
+// what could be parsed.
+ast::File* parse_tokens(const std::vector<Token>& tokens, const std::string& file_name,
+                        FileId file, ast::Arena& arena, Diagnostics& diags);
+
+
+// lex + preprocess + parse one file of the SourceManager.
+std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
+                                      const PreprocessorEnv& env, MacroTable& macros,
+                                      ast::Arena& arena, Diagnostics& diags);
+
+}  // namespace stap

@@ -1,0 +1,73 @@
+// Pass 1b: token rewriting before parsing.
+//
+//  - %( COND %? THEN [%: ELSE] %) conditionals, nestable, anywhere in the
+//    token stream (around whole probes or inside expressions).  COND is
+//    "kernel_v OP \"ver\"", "kernel_vr OP \"ver\"", "arch OP \"x86_64\"",
+//    "CONFIG_X OP \"y\"|NUM", "systemtap_v OP \"5.0\"", "runtime OP
+//    \"bpf\"", "$# OP N", "@# OP N", literal comparisons, combined with
+//    && and ||.  Versions compare as stap's do (numeric components, a
+//    trailing "*" pattern on == / !=).
+//  - @define NAME(a, b) %( body %) definitions and @NAME(x, y) uses, with
+//    parameters referenced as @a in the body; macros from .stpm library
+//    files are visible everywhere, a script's own only in that script.
+//  - $1..$N (raw token text re-lexed) and @1..@N (a string), $# and @#;
+//    a missing argument is an error at its use.
+//
+// Substituted tokens carry an expansion id in their SourceLoc, so errors
+// inside them show "in expansion of macro ..." / "in substitution of
+// argument $1 ..." back to the script.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/diagnostics.h"
+#include "base/source.h"
+#include "parse/token.h"
+
+namespace stap {
+
+// What %( %) conditions can test.  Filled by the driver from uname(2),
+// /proc/config.gz (or /boot/config-*) and the command line.
+struct PreprocessorEnv {
+  std::string kernel_v;   // "6.18.44"            (release without extra)
+  std::string kernel_vr;  // "6.18.44-fc-v509"    (full release)
+  std::string arch = "x86_64";
+  std::string systemtap_v = "5.0";
+  std::string runtime = "bpf";
+  std::map<std::string, std::string> kernel_config;  // CONFIG_X -> y, m, 42, str (quotes removed)
+  std::vector<std::string> args;                     // $1.. / @1..
+};
+
+struct MacroDef {
+  std::string name;
+  std::vector<std::string> params;
+  std::vector<Token> body;
+  SourceLoc loc;
+  bool from_library = false;  // defined in a .stpm file: visible everywhere
+};
+
+// Library macros persist across files; script-local ones are dropped by
+// begin_file().
+class MacroTable {
+ public:
+  void define(MacroDef def);
+  const MacroDef* find(const std::string& name) const;
+  void begin_file();  // forget the previous file's local macros
+
+ private:
+  std::map<std::string, MacroDef> library_;
+  std::map<std::string, MacroDef> local_;
+};
+
+// Rewrites the tokens of one file.  For a .stpm file (macro_library) only
+// @define is allowed and macros are recorded as library macros.
+std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
+                              MacroTable& macros, SourceManager& sources,
+                              Diagnostics& diags);
+
+// Compares two dotted versions as stap does: -1, 0, 1.
+int compare_versions(const std::string& a, const std::string& b);
+
+}  // namespace stap
