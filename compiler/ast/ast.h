@@ -29,6 +29,7 @@ const char* type_name(Type t);  // "unknown", "long", "string", "stats"
 struct Visitor;
 struct VarDecl;
 struct FunctionDecl;
+struct AliasDecl;
 
 struct Node {
   SourceLoc loc;
@@ -313,6 +314,11 @@ struct ProbeDecl : Node {
   // elaborate: the chain of alias points this probe was derived from,
   // innermost last, for the "/* <- ... */" annotation of -p2.
   std::vector<const ProbePoint*> derived_from;
+  // elaborate: for a derived probe, the alias declarations it went through
+  // (innermost first) and the user's probe it came from, for -p2's
+  // "/* <- a = begin <- a */" (alias_expansion.h: derivation_note()).
+  std::vector<const AliasDecl*> via_aliases;
+  const ProbeDecl* origin = nullptr;
 };
 
 // probe a.b = pp1, pp2 { prologue }  /  probe a.b += pp { epilogue }

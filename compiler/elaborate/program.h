@@ -44,6 +44,8 @@ struct Program {
   std::vector<ast::FunctionDecl*> functions;   // script and tapset functions in use
   std::vector<const Builtin*> builtins;        // builtins in use
   std::vector<DerivedProbe> probes;
+  // alias_expansion: how many of `files` have had their probes expanded.
+  size_t expanded_files = 0;
 };
 
 }  // namespace stap

@@ -1,0 +1,119 @@
+// Probe providers: one per probe family (begin/end, timers, tracepoints,
+// kernel functions, user processes, perf events).
+//
+// A provider declares the shapes of the points it accepts as patterns, the
+// way `stap --dump-probe-types` lists them:
+//
+//     "timer.ms(number)", "timer.ms(number).randomize(number)",
+//     "process(string).function(string).return", "process.begin"
+//
+// From the patterns the registry (registry.cpp) answers which provider owns
+// a point, expands wildcard component names ("timer.m*(5)" -> timer.ms(5),
+// timer.msec(5)), and words mismatches as stap does ("probe point mismatch
+// (similar: ...)", "invalid suffix for probe").  A provider adds value checks
+// on top (intervals in range, non-empty names) in check_values().
+//
+// Adding a probe kind is one file in this directory defining a provider and
+// one line in the table of registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ast/ast.h"
+#include "base/diagnostics.h"
+
+namespace stap {
+
+// The literal a pattern component takes, if any.
+enum class ArgKind : uint8_t { none, number, string };
+
+struct PatternComponent {
+  std::string name;
+  ArgKind arg = ArgKind::none;
+};
+
+struct ProbePattern {
+  std::string text;  // as written, e.g. "timer.ms(number).randomize(number)"
+  std::vector<PatternComponent> components;
+};
+
+// "a(number).b(string).c" -> components.  Patterns are compile-time text of
+// this program, so a malformed one is a programming error (it aborts).
+ProbePattern parse_pattern(std::string_view text);
+
+// Whether a point's components have exactly the pattern's names and
+// argument kinds.  Names must be concrete (no wildcards).
+bool pattern_matches(const ProbePattern& pattern, const ast::ProbePoint& point);
+
+class ProbeProvider {
+ public:
+  ProbeProvider(std::string name, std::vector<std::string> patterns, bool resolved_later);
+  virtual ~ProbeProvider() = default;
+
+  // "begin", "timer", "kernel.trace" ...: for messages and -v.
+  const std::string& name() const { return name_; }
+  const std::vector<ProbePattern>& patterns() const { return patterns_; }
+
+  // True for families whose points need work after pass 2 (symbol tables,
+  // BTF, DWARF, tracefs): pass 2 checks only their shape and keeps the
+  // points as written; the provider resolves them when it is built.
+  bool resolved_later() const { return resolved_later_; }
+
+  // Whether the point belongs to this family: its first component names
+  // one of the family's heads ("timer", "kernel" + "trace" ...).  The
+  // default compares the first component with the patterns' first names.
+  virtual bool matches(const ast::ProbePoint& point) const;
+
+  // Checks a concrete point (no wildcard names) against the patterns and
+  // then check_values(); reports located errors saying what was expected.
+  bool validate(ast::ProbePoint& point, Diagnostics& diags) const;
+
+ protected:
+  // Value checks once the shape matched `pattern`; the default accepts.
+  virtual bool check_values(ast::ProbePoint& point, const ProbePattern& pattern,
+                            Diagnostics& diags) const;
+
+  // Helpers for check_values().
+  static const ast::ProbePointComponent* find(const ast::ProbePoint& point,
+                                              std::string_view functor);
+  static int64_t number_arg(const ast::ProbePointComponent& c);
+  static const std::string& string_arg(const ast::ProbePointComponent& c);
+
+ private:
+  std::string name_;
+  std::vector<ProbePattern> patterns_;
+  bool resolved_later_ = false;
+};
+
+// Each family's provider, defined in its own file of this directory.
+const ProbeProvider& begin_end_provider();
+const ProbeProvider& timer_provider();
+const ProbeProvider& tracepoint_provider();
+const ProbeProvider& kernel_function_provider();
+const ProbeProvider& process_provider();
+const ProbeProvider& perf_provider();
+
+// The registration table (registry.cpp).
+const std::vector<const ProbeProvider*>& all_providers();
+// The provider owning a concrete point, or null when no family claims it.
+const ProbeProvider* find_provider(const ast::ProbePoint& point);
+
+// Checks a point that no alias claimed.  Wildcard component names are
+// expanded over the providers' patterns; each concrete result is validated
+// by its provider.  Reports stap's errors ("while resolving probe point",
+// "probe point mismatch (similar: ...)", "invalid suffix for probe", value
+// errors) unless `quiet` (optional points fail silently).  Returns the
+// concrete points (new nodes in `arena`, or `point` itself when it had no
+// wildcard); empty when nothing matched.  `extra_names` are further
+// candidates for the "similar:" hint (alias names of the library).
+std::vector<ast::ProbePoint*> resolve_builtin_point(ast::ProbePoint& point, ast::Arena& arena,
+                                                    const std::vector<std::string>& extra_names,
+                                                    bool quiet, Diagnostics& diags);
+
+// Whether a component name has glob characters ('*', "**").
+bool is_wildcard(std::string_view functor);
+
+}  // namespace stap
