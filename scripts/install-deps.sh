@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages this project needs, only those missing.
+# Idempotent and quick when everything is present.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  llvm-19-dev clang-19 libclang-rt-19-dev
+  libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev
+  libfmt-dev catch2
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run as root (or with sudo)" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
