@@ -1,0 +1,299 @@
+#include "elaborate/builtins.h"
+
+#include <cctype>
+
+namespace stap {
+
+using ast::Type;
+
+namespace {
+
+constexpr Type L = Type::long_;
+constexpr Type S = Type::string;
+constexpr Type V = Type::unknown;  // returns nothing
+
+bool format_hook(const Builtin& b, const ast::CallExpr& call, std::vector<Type>& types,
+                 Diagnostics* diags);
+
+// Shorthands for the table below.
+Builtin fn(const char* name, Type ret, std::vector<BuiltinParam> params, bool pure,
+           BuiltinContext ctx = BuiltinContext::both) {
+  Builtin b{name, ret, std::move(params)};
+  b.pure = pure;
+  b.context = ctx;
+  return b;
+}
+Builtin printer(const char* name, Type ret, ArgShape shape) {
+  Builtin b{name, ret, {}};
+  b.shape = shape;
+  b.listed = false;  // part of the language: stap does not list them
+  b.pure = ret == S;  // sprint* only build a string
+  if (shape == ArgShape::format) b.arg_types = format_hook;
+  return b;
+}
+constexpr auto K = BuiltinContext::kernel;
+
+std::vector<Builtin> make_table() {
+  // Signatures as SystemTap's tapsets declare them.
+  return {
+      printer("print", L, ArgShape::values),
+      printer("println", L, ArgShape::values),
+      printer("printd", L, ArgShape::delimited),
+      printer("printdln", L, ArgShape::delimited),
+      printer("printf", L, ArgShape::format),
+      printer("sprint", S, ArgShape::values),
+      printer("sprintln", S, ArgShape::values),
+      printer("sprintd", S, ArgShape::delimited),
+      printer("sprintdln", S, ArgShape::delimited),
+      printer("sprintf", S, ArgShape::format),
+
+      // Control.
+      fn("log", V, {{"msg", S}}, false),
+      fn("warn", V, {{"msg", S}}, false),
+      fn("error", V, {{"msg", S}}, false),
+      fn("exit", V, {}, false),
+      fn("abort", V, {}, false),
+      fn("assert", V, {{"expression", L}}, false),
+      fn("assert", V, {{"expression", L}, {"msg", S}}, false),
+
+      // Context.
+      fn("pid", L, {}, true), fn("tid", L, {}, true), fn("ppid", L, {}, true),
+      fn("uid", L, {}, true), fn("euid", L, {}, true), fn("gid", L, {}, true),
+      fn("egid", L, {}, true), fn("sid", L, {}, true), fn("pgrp", L, {}, true),
+      fn("cpu", L, {}, true), fn("execname", S, {}, true), fn("pexecname", S, {}, true),
+      fn("target", L, {}, true), fn("stp_pid", L, {}, true),
+      fn("pp", S, {}, true), fn("pn", S, {}, true),
+      fn("probefunc", S, {}, true, K), fn("probemod", S, {}, true, K),
+      fn("ppfunc", S, {}, true), fn("is_return", L, {}, true, K),
+      fn("task_current", L, {}, true, K),
+      fn("addr", L, {}, true, K), fn("uaddr", L, {}, true, K),
+      fn("caller", S, {}, true, K), fn("caller_addr", L, {}, true, K),
+      fn("register", L, {{"name", S}}, true, K), fn("u_register", L, {{"name", S}}, true, K),
+      fn("print_regs", V, {}, false, K),
+      fn("env_var", S, {{"name", S}}, true, K),
+      fn("cmdline_str", S, {}, true, K), fn("cmdline_arg", S, {{"n", L}}, true, K),
+      fn("cmdline_args", S, {{"n", L}, {"m", L}, {"delim", S}}, true, K),
+      fn("module_name", S, {}, true),
+
+      // Time.
+      fn("gettimeofday_s", L, {}, true), fn("gettimeofday_ms", L, {}, true),
+      fn("gettimeofday_us", L, {}, true), fn("gettimeofday_ns", L, {}, true),
+      fn("get_cycles", L, {}, true), fn("jiffies", L, {}, true), fn("HZ", L, {}, true),
+      fn("local_clock_ns", L, {}, true), fn("local_clock_us", L, {}, true),
+      fn("local_clock_ms", L, {}, true), fn("local_clock_s", L, {}, true),
+      fn("cpu_clock_ns", L, {{"cpu", L}}, true), fn("cpu_clock_us", L, {{"cpu", L}}, true),
+      fn("cpu_clock_ms", L, {{"cpu", L}}, true), fn("cpu_clock_s", L, {{"cpu", L}}, true),
+      fn("ctime", S, {}, true), fn("ctime", S, {{"epochsecs", L}}, true),
+
+      // Memory.
+      fn("kernel_string", S, {{"addr", L}}, true, K),
+      fn("kernel_string", S, {{"addr", L}, {"err_msg", S}}, true, K),
+      fn("kernel_string_n", S, {{"addr", L}, {"n", L}}, true, K),
+      fn("kernel_string_quoted", S, {{"addr", L}}, true, K),
+      fn("kernel_long", L, {{"addr", L}}, true, K), fn("kernel_int", L, {{"addr", L}}, true, K),
+      fn("kernel_short", L, {{"addr", L}}, true, K), fn("kernel_char", L, {{"addr", L}}, true, K),
+      fn("kernel_pointer", L, {{"addr", L}}, true, K),
+      fn("user_string", S, {{"addr", L}}, true, K),
+      fn("user_string", S, {{"addr", L}, {"err_msg", S}}, true, K),
+      fn("user_string_n", S, {{"addr", L}, {"n", L}}, true, K),
+      fn("user_string_n", S, {{"addr", L}, {"n", L}, {"err_msg", S}}, true, K),
+      fn("user_string_quoted", S, {{"addr", L}}, true, K),
+      fn("user_long", L, {{"addr", L}}, true, K), fn("user_int", L, {{"addr", L}}, true, K),
+      fn("user_short", L, {{"addr", L}}, true, K), fn("user_char", L, {{"addr", L}}, true, K),
+
+      // Strings.
+      fn("strlen", L, {{"s", S}}, true),
+      fn("substr", S, {{"str", S}, {"start", L}, {"length", L}}, true),
+      fn("isinstr", L, {{"s1", S}, {"s2", S}}, true),
+      fn("strpos", L, {{"s1", S}, {"s2", S}}, true),
+      fn("str_replace", S, {{"prnt_str", S}, {"srch_str", S}, {"rplc_str", S}}, true),
+      fn("stringat", L, {{"str", S}, {"pos", L}}, true),
+      fn("text_str", S, {{"input", S}}, true),
+      fn("text_strn", S, {{"input", S}, {"len", L}, {"quoted", L}}, true),
+      fn("string_quoted", S, {{"str", S}}, true),
+      // tokenize keeps the rest of its input between calls.
+      fn("tokenize", S, {{"delim", S}}, false),
+      fn("tokenize", S, {{"input", S}, {"delim", S}}, false),
+      fn("strtol", L, {{"str", S}, {"base", L}}, true),
+      fn("isdigit", L, {{"str", S}}, true),
+      fn("matched", S, {{"n", L}}, true), fn("ngroups", L, {}, true),
+      fn("errno_str", S, {{"err", L}}, true),
+      // Both keep a per-thread indentation level.
+      fn("thread_indent", S, {{"delta", L}}, false),
+      fn("indent", S, {{"delta", L}}, false),
+      fn("randint", L, {{"n", L}}, true),
+
+      // Devices.
+      fn("MKDEV", L, {{"major", L}, {"minor", L}}, true),
+      fn("MAJOR", L, {{"dev", L}}, true), fn("MINOR", L, {{"dev", L}}, true),
+
+      // Symbols and stacks.
+      fn("symname", S, {{"addr", L}}, true), fn("symdata", S, {{"addr", L}}, true),
+      fn("usymname", S, {{"addr", L}}, true, K), fn("usymdata", S, {{"addr", L}}, true, K),
+      fn("backtrace", S, {}, true, K), fn("ubacktrace", S, {}, true, K),
+      fn("sprint_backtrace", S, {}, true, K), fn("sprint_ubacktrace", S, {}, true, K),
+      fn("print_backtrace", V, {}, false, K), fn("print_ubacktrace", V, {}, false, K),
+      fn("print_stack", V, {{"stk", S}}, false), fn("print_ustack", V, {{"stk", S}}, false),
+      fn("sprint_stack", S, {{"stk", S}}, true), fn("sprint_ustack", S, {{"stk", S}}, true),
+  };
+}
+
+// ---------------------------------------------------------------- formats
+
+bool is_conversion(char c) { return std::string_view("diuoxXbcspmM").find(c) != std::string_view::npos; }
+
+// Reads a width or precision: digits, or '*'.
+int read_number(std::string_view f, size_t& i) {
+  if (i < f.size() && f[i] == '*') {
+    ++i;
+    return -2;
+  }
+  int n = -1;
+  while (i < f.size() && std::isdigit(static_cast<unsigned char>(f[i]))) {
+    n = (n < 0 ? 0 : n) * 10 + (f[i] - '0');
+    if (n > 100000) n = 100000;
+    ++i;
+  }
+  return n;
+}
+
+bool format_hook(const Builtin& b, const ast::CallExpr& call, std::vector<Type>& types,
+                 Diagnostics* diags) {
+  types.clear();
+  if (call.args.empty()) return false;
+  types.push_back(S);
+  auto* lit = dynamic_cast<const ast::StringLit*>(call.args[0]);
+  if (!lit) return true;  // the parser insists on a literal and said so
+  std::vector<FormatPiece> pieces;
+  std::string error;
+  if (!parse_format(lit->value, pieces, error)) {
+    if (diags) diags->semantic_error(lit->loc, error);
+    return false;
+  }
+  std::vector<Type> wanted = format_arg_types(pieces);
+  if (wanted.size() != call.args.size() - 1) {
+    if (diags) diags->semantic_error(call.loc, "Wrong number of args to formatted print operator",
+                         "identifier '" + call.name + "'");
+    return false;
+  }
+  types.insert(types.end(), wanted.begin(), wanted.end());
+  return true;
+}
+
+}  // namespace
+
+bool parse_format(std::string_view f, std::vector<FormatPiece>& pieces, std::string& error) {
+  pieces.clear();
+  std::string literal;
+  auto flush = [&] {
+    if (literal.empty()) return;
+    FormatPiece p;
+    p.text = std::move(literal);
+    pieces.push_back(std::move(p));
+    literal.clear();
+  };
+  for (size_t i = 0; i < f.size();) {
+    if (f[i] != '%') {
+      literal += f[i++];
+      continue;
+    }
+    if (i + 1 < f.size() && f[i + 1] == '%') {
+      literal += '%';
+      i += 2;
+      continue;
+    }
+    ++i;
+    FormatPiece p;
+    p.kind = FormatPiece::Kind::conversion;
+    while (i < f.size() && std::string_view("-+ #0").find(f[i]) != std::string_view::npos)
+      p.flags += f[i++];
+    p.width = read_number(f, i);
+    if (i < f.size() && f[i] == '.') {
+      ++i;
+      p.precision = read_number(f, i);
+      if (p.precision == -1) p.precision = 0;
+    }
+    // One length modifier, accepted and ignored: every integer is 64-bit.
+    if (i < f.size() && f[i] == 'l') ++i;
+    if (i >= f.size() || !is_conversion(f[i])) {
+      error = "invalid or missing conversion specifier";
+      return false;
+    }
+    p.conversion = f[i++];
+    flush();
+    pieces.push_back(std::move(p));
+  }
+  flush();
+  return true;
+}
+
+std::vector<Type> format_arg_types(const std::vector<FormatPiece>& pieces) {
+  std::vector<Type> types;
+  for (const FormatPiece& p : pieces) {
+    if (p.kind != FormatPiece::Kind::conversion) continue;
+    if (p.width == -2) types.push_back(L);
+    if (p.precision == -2) types.push_back(L);
+    types.push_back(p.conversion == 's' ? S : L);
+  }
+  return types;
+}
+
+// ---------------------------------------------------------------- table
+
+const std::vector<Builtin>& all_builtins() {
+  static const std::vector<Builtin> table = make_table();
+  return table;
+}
+
+size_t Builtin::min_args() const {
+  switch (shape) {
+    case ArgShape::fixed: return params.size();
+    case ArgShape::values: return std::string_view(name).ends_with("ln") ? 0 : 1;
+    case ArgShape::delimited: return 2;
+    case ArgShape::format: return 1;
+  }
+  return params.size();
+}
+
+const Builtin* find_builtin(std::string_view name, size_t arity) {
+  for (const Builtin& b : all_builtins()) {
+    if (name != b.name) continue;
+    if (b.variadic() ? arity >= b.min_args() : arity == b.params.size()) return &b;
+  }
+  return nullptr;
+}
+
+bool is_builtin_name(std::string_view name) {
+  for (const Builtin& b : all_builtins())
+    if (name == b.name) return true;
+  return false;
+}
+
+std::string Builtin::signature() const {
+  std::string s = std::string(name) + ":" + ast::type_name(return_type) + " (";
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i) s += ", ";
+    s += std::string(params[i].name) + ":" + ast::type_name(params[i].type);
+  }
+  return s + ")";
+}
+
+bool builtin_arg_types(const Builtin& b, const ast::CallExpr& call, std::vector<Type>& types,
+                       Diagnostics* diags) {
+  if (b.arg_types) return b.arg_types(b, call, types, diags);
+  types.assign(call.args.size(), Type::unknown);
+  switch (b.shape) {
+    case ArgShape::fixed:
+      for (size_t i = 0; i < b.params.size() && i < types.size(); ++i) types[i] = b.params[i].type;
+      break;
+    case ArgShape::delimited:
+      if (!types.empty()) types[0] = S;
+      break;
+    case ArgShape::values:
+    case ArgShape::format:
+      break;
+  }
+  return true;
+}
+
+}  // namespace stap

@@ -1,0 +1,462 @@
+#include "elaborate/resolve.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ast/visitor.h"
+#include "elaborate/builtins.h"
+
+namespace stap {
+
+using namespace ast;
+
+namespace {
+
+// -1: used in a way that fits any arity (`delete a`).
+constexpr int kAnyArity = -1;
+
+std::string ident(const std::string& name) { return "identifier '" + name + "'"; }
+
+// The declarations visible by name, rebuilt as tapset files join.
+struct DeclIndex {
+  std::map<std::string, VarDecl*> globals;
+  std::map<std::pair<FileId, std::string>, VarDecl*> private_globals;
+  std::map<std::string, std::vector<FunctionDecl*>> functions;
+  std::map<std::pair<FileId, std::string>, std::vector<FunctionDecl*>> private_functions;
+  size_t files_seen = 0;
+
+  void update(const Program& program) {
+    for (; files_seen < program.files.size(); ++files_seen) {
+      const File& f = *program.files[files_seen];
+      for (VarDecl* g : f.globals) {
+        if (g->is_private) private_globals.emplace(std::make_pair(f.id, g->name), g);
+        else globals.emplace(g->name, g);  // the first declaration wins
+      }
+      for (FunctionDecl* fn : f.functions) {
+        if (fn->is_private) private_functions[{f.id, fn->name}].push_back(fn);
+        else functions[fn->name].push_back(fn);
+      }
+    }
+  }
+};
+
+class Resolver : public TraversingVisitor {
+ public:
+  Resolver(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags)
+      : program_(program), library_(library), arena_(arena), diags_(diags) {}
+
+  void run();
+
+  using TraversingVisitor::visit;
+  void visit(Symbol& n) override { use_symbol(n, 0, Use::read); }
+  void visit(ArrayIndex& n) override;
+  void visit(AssignExpr& n) override;
+  void visit(UnaryExpr& n) override;
+  void visit(StatExpr& n) override;
+  void visit(HistExpr& n) override;
+  void visit(InExpr& n) override;
+  void visit(CallExpr& n) override;
+  void visit(ForeachStmt& n) override;
+  void visit(DeleteStmt& n) override;
+  void visit(TryStmt& n) override;
+
+ private:
+  // update: x++, x += 1.  stats_write: x <<< v; stats_read: @count(x).
+  enum class Use { read, write, update, stats_write, stats_read };
+  struct Scope {
+    std::vector<VarDecl*>* locals = nullptr;
+    FunctionDecl* function = nullptr;
+  };
+  struct ArityInfo {
+    int arity = kAnyArity;
+    SourceLoc loc;
+  };
+
+  void resolve_probe(ProbeDecl& probe, ProbePoint* point);
+  void resolve_function(FunctionDecl& fn);
+  VarDecl* lookup(const std::string& name, FileId file);
+  VarDecl* find_global(const std::string& name, FileId file);
+  void use_symbol(Symbol& sym, int arity, Use use);
+  void use_base(Expr* base, int arity, Use use);
+  void check_arity(VarDecl& decl, int arity, const Symbol& sym);
+  void note_global(VarDecl* g);
+  void resolve_call(CallExpr& call);
+  std::vector<FunctionDecl*> candidates(const std::string& name, FileId file);
+  void report_unresolved(const CallExpr& call);
+  void finish();
+
+  Program& program_;
+  TapsetLibrary& library_;
+  Arena& arena_;
+  Diagnostics& diags_;
+  DeclIndex index_;
+  Scope scope_;
+  std::unordered_map<VarDecl*, ArityInfo> arity_;
+  std::unordered_set<std::string> asked_library_;
+  std::vector<VarDecl*> globals_;
+  std::unordered_set<VarDecl*> globals_seen_;
+  std::vector<FunctionDecl*> functions_;
+  std::unordered_set<FunctionDecl*> functions_seen_;
+  std::deque<FunctionDecl*> pending_;
+  std::vector<const Builtin*> builtins_;
+};
+
+void Resolver::run() {
+  index_.update(program_);
+  std::unordered_set<ProbeDecl*> bodies_done;
+  std::unordered_set<ProbePoint*> conditions_done;
+  // Several derived probes may share one body ("probe begin, end { }").
+  for (DerivedProbe& dp : program_.probes) {
+    if (!dp.decl) continue;
+    scope_ = {&dp.decl->locals, nullptr};
+    if (dp.point && dp.point->condition && conditions_done.insert(dp.point).second)
+      walk(dp.point->condition);
+    if (bodies_done.insert(dp.decl).second && dp.decl->body) dp.decl->body->accept(*this);
+  }
+  while (!pending_.empty()) {
+    FunctionDecl* fn = pending_.front();
+    pending_.pop_front();
+    resolve_function(*fn);
+  }
+  scope_ = {};
+  finish();
+}
+
+void Resolver::resolve_function(FunctionDecl& fn) {
+  if (fn.param_decls.empty()) {
+    for (const FunctionParam& p : fn.params) {
+      VarDecl* v = arena_.make<VarDecl>();
+      v->scope = VarDecl::Scope::param;
+      v->name = p.name;
+      v->loc = p.loc;
+      v->type = p.type;
+      v->type_declared = p.type_declared;
+      v->written = true;  // the caller assigns it
+      fn.param_decls.push_back(v);
+    }
+  }
+  scope_ = {&fn.locals, &fn};
+  if (fn.body) fn.body->accept(*this);
+}
+
+// Params, then locals, then globals; null when the name is new.
+VarDecl* Resolver::lookup(const std::string& name, FileId file) {
+  if (scope_.function)
+    for (VarDecl* p : scope_.function->param_decls)
+      if (p->name == name) return p;
+  if (scope_.locals)
+    for (VarDecl* l : *scope_.locals)
+      if (l->name == name) return l;
+  return find_global(name, file);
+}
+
+VarDecl* Resolver::find_global(const std::string& name, FileId file) {
+  auto priv = index_.private_globals.find({file, name});
+  if (priv != index_.private_globals.end()) return priv->second;
+  auto pub = index_.globals.find(name);
+  if (pub != index_.globals.end()) return pub->second;
+  if (VarDecl* g = library_.need_global(name, program_)) {
+    index_.update(program_);
+    return g;
+  }
+  return nullptr;
+}
+
+void Resolver::note_global(VarDecl* g) {
+  if (g->scope == VarDecl::Scope::global && globals_seen_.insert(g).second) {
+    globals_.push_back(g);
+    if (g->init) g->written = true;
+  }
+}
+
+void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
+  VarDecl* decl = sym.decl;
+  if (!decl) decl = lookup(sym.name, sym.loc.file);
+  if (!decl) {
+    if (!scope_.locals) return;  // no scope: nothing to bind to
+    if (arity > 0) {
+      diags_.semantic_error(sym.loc,
+                            "unresolved arity-" + std::to_string(arity) + " global array " +
+                                sym.name + ", missing global declaration?",
+                            ident(sym.name));
+      return;
+    }
+    decl = arena_.make<VarDecl>();
+    decl->scope = VarDecl::Scope::local;
+    decl->name = sym.name;
+    decl->loc = sym.loc;
+    scope_.locals->push_back(decl);
+  }
+  sym.decl = decl;
+  note_global(decl);
+  bool stats = use == Use::stats_write || use == Use::stats_read;
+  if (stats && decl->scope != VarDecl::Scope::global) {
+    diags_.semantic_error(sym.loc, "stat locals not supported, missing global declaration? ",
+                          ident(sym.name));
+  }
+  check_arity(*decl, arity, sym);
+  // x++ and x += 1 write x without counting as a read: stap still shows
+  // such a global at exit.
+  if (use == Use::read || use == Use::stats_read) decl->read = true;
+  else decl->written = true;
+}
+
+void Resolver::check_arity(VarDecl& decl, int arity, const Symbol& sym) {
+  if (arity == kAnyArity) return;
+  ArityInfo& info = arity_[&decl];
+  if (info.arity == kAnyArity) {
+    info.arity = arity;
+    info.loc = sym.loc;
+    return;
+  }
+  if (info.arity == arity) return;
+  diags_.semantic_error(sym.loc,
+                        "inconsistent arity (" + std::to_string(info.arity) + " vs " +
+                            std::to_string(arity) + ")",
+                        ident(sym.name));
+  diags_.semantic_error(info.loc,
+                        "arity " + std::to_string(info.arity) + " first inferred here",
+                        ident(sym.name));
+}
+
+// The base of an indexing, a foreach, an `in` or a statistic operator.
+void Resolver::use_base(Expr* base, int arity, Use use) {
+  if (auto* sym = dynamic_cast<Symbol*>(base)) use_symbol(*sym, arity, use);
+  else walk(base);
+}
+
+void Resolver::visit(ArrayIndex& n) {
+  // Indexes before the array: stap's order, which orders -p2's globals.
+  for (Expr* e : n.indexes) walk(e);
+  use_base(n.base, static_cast<int>(n.indexes.size()), Use::read);
+}
+
+void Resolver::visit(AssignExpr& n) {
+  // The target before the value: stap's order, which orders -p2's globals.
+  Use use = n.op == "=" ? Use::write : n.op == "<<<" ? Use::stats_write : Use::update;
+  if (auto* sym = dynamic_cast<Symbol*>(n.target)) {
+    use_symbol(*sym, 0, use);
+  } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.target)) {
+    for (Expr* e : idx->indexes) walk(e);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), use);
+  } else {
+    walk(n.target);
+  }
+  walk(n.value);
+}
+
+void Resolver::visit(UnaryExpr& n) {
+  bool incdec = n.op == UnaryOp::pre_inc || n.op == UnaryOp::pre_dec ||
+                n.op == UnaryOp::post_inc || n.op == UnaryOp::post_dec;
+  if (!incdec) return walk(n.operand);
+  if (auto* sym = dynamic_cast<Symbol*>(n.operand)) {
+    use_symbol(*sym, 0, Use::update);
+  } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.operand)) {
+    for (Expr* e : idx->indexes) walk(e);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), Use::update);
+  } else {
+    walk(n.operand);
+  }
+}
+
+void Resolver::visit(StatExpr& n) {
+  if (auto* idx = dynamic_cast<ArrayIndex*>(n.operand)) {
+    for (Expr* e : idx->indexes) walk(e);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), Use::stats_read);
+  } else {
+    use_base(n.operand, 0, Use::stats_read);
+  }
+  walk(n.shift);
+}
+
+void Resolver::visit(HistExpr& n) {
+  if (auto* idx = dynamic_cast<ArrayIndex*>(n.operand)) {
+    for (Expr* e : idx->indexes) walk(e);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), Use::stats_read);
+  } else {
+    use_base(n.operand, 0, Use::stats_read);
+  }
+  walk(n.low);
+  walk(n.high);
+  walk(n.step);
+}
+
+void Resolver::visit(InExpr& n) {
+  if (!n.index) return;
+  for (Expr* e : n.index->indexes) walk(e);
+  use_base(n.index->base, static_cast<int>(n.index->indexes.size()), Use::read);
+}
+
+void Resolver::visit(ForeachStmt& n) {
+  use_base(n.base, static_cast<int>(n.keys.size()), Use::read);
+  for (Expr* e : n.slice) walk(e);
+  if (n.value) use_symbol(*n.value, 0, Use::write);
+  for (Symbol* k : n.keys) use_symbol(*k, 0, Use::write);
+  walk(n.limit);
+  walk(n.body);
+}
+
+void Resolver::visit(DeleteStmt& n) {
+  if (auto* sym = dynamic_cast<Symbol*>(n.target)) {
+    // `delete x` fits a scalar and a whole array alike.
+    use_symbol(*sym, kAnyArity, Use::write);
+  } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.target)) {
+    for (Expr* e : idx->indexes) walk(e);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), Use::write);
+  } else {
+    walk(n.target);
+  }
+}
+
+void Resolver::visit(TryStmt& n) {
+  if (n.try_block) n.try_block->accept(*this);
+  if (n.catch_var) use_symbol(*n.catch_var, 0, Use::write);
+  if (n.catch_block) n.catch_block->accept(*this);
+}
+
+void Resolver::visit(CallExpr& n) {
+  resolve_call(n);
+  for (Expr* e : n.args) walk(e);
+}
+
+// Script and tapset functions of that name visible from `file`; asks the
+// library once per name.
+std::vector<FunctionDecl*> Resolver::candidates(const std::string& name, FileId file) {
+  if (asked_library_.insert(name).second) {
+    library_.need_function(name, program_);
+    index_.update(program_);
+  }
+  std::vector<FunctionDecl*> out;
+  auto priv = index_.private_functions.find({file, name});
+  if (priv != index_.private_functions.end()) out = priv->second;
+  auto pub = index_.functions.find(name);
+  if (pub != index_.functions.end()) out.insert(out.end(), pub->second.begin(), pub->second.end());
+  return out;
+}
+
+void Resolver::resolve_call(CallExpr& call) {
+  size_t arity = call.args.size();
+  const Builtin* builtin = find_builtin(call.name, arity);
+  FunctionDecl* chosen = nullptr;
+  std::vector<FunctionDecl*> fns;
+  // The print family is the language's own: a function cannot replace it.
+  if (!builtin || builtin->listed) {
+    fns = candidates(call.name, call.loc.file);
+    for (FunctionDecl* fn : fns) {
+      if (fn->params.size() == arity) {
+        chosen = fn;  // the first one: user files come before tapsets
+        break;
+      }
+    }
+  }
+  if (chosen) {
+    call.decl = chosen;
+    if (functions_seen_.insert(chosen).second) {
+      functions_.push_back(chosen);
+      pending_.push_back(chosen);
+    }
+    return;
+  }
+  if (builtin) {
+    call.decl = nullptr;
+    if (std::find(builtins_.begin(), builtins_.end(), builtin) == builtins_.end())
+      builtins_.push_back(builtin);
+    return;
+  }
+  if (!fns.empty()) {
+    Diagnostic d;
+    d.category = "semantic error";
+    d.message = "arity mismatch found (function '" + call.name + "' takes " +
+                std::to_string(fns.front()->params.size()) + " args)";
+    d.token = ident(call.name);
+    d.loc = call.loc;
+    d.chain.push_back({ident(call.name), fns.front()->loc});
+    diags_.report(std::move(d));
+    return;
+  }
+  for (const Builtin& b : all_builtins()) {
+    if (call.name != b.name) continue;
+    diags_.semantic_error(call.loc,
+                          "arity mismatch found (function '" + call.name + "' takes " +
+                              std::to_string(b.params.size()) + " args)",
+                          ident(call.name));
+    return;
+  }
+  report_unresolved(call);
+}
+
+void Resolver::report_unresolved(const CallExpr& call) {
+  std::vector<std::string> names;
+  for (const auto& [name, fns] : index_.functions) names.push_back(name);
+  for (const Builtin& b : all_builtins())
+    if (b.listed) names.push_back(b.name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string similar = similar_names(call.name, names);
+  std::string msg = "unresolved function " + call.name;
+  if (!similar.empty()) msg += " (similar: " + similar + ")";
+  diags_.semantic_error(call.loc, msg, ident(call.name));
+}
+
+void Resolver::finish() {
+  for (auto& [decl, info] : arity_) {
+    if (info.arity > 0) {
+      decl->is_array = true;
+      decl->index_types.resize(static_cast<size_t>(info.arity), Type::unknown);
+    }
+  }
+  program_.globals = globals_;
+  program_.functions = functions_;
+  program_.builtins = builtins_;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::string similar_names(const std::string& name, const std::vector<std::string>& candidates) {
+  struct Scored {
+    size_t distance;
+    std::string name;
+  };
+  std::vector<Scored> scored;
+  for (const std::string& c : candidates) {
+    size_t d = edit_distance(name, c);
+    if (d <= 3) scored.push_back({d, c});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    if (a.name.size() != b.name.size()) return a.name.size() < b.name.size();
+    return a.name < b.name;
+  });
+  std::string out;
+  for (size_t i = 0; i < scored.size() && i < 5; ++i) {
+    if (i) out += ", ";
+    out += scored[i].name;
+  }
+  return out;
+}
+
+bool resolve_program(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags) {
+  size_t errors = diags.error_count();
+  Resolver(program, library, arena, diags).run();
+  return diags.error_count() == errors;
+}
+
+}  // namespace stap
