@@ -41,6 +41,20 @@ namespace stap {
 bool expand_aliases(Program& program, TapsetLibrary& library, ast::Arena& arena,
                     SourceManager& sources, Diagnostics& diags);
 
+// How a user's point matches one alias name: `full` when every component
+// matches (globs and "**" allowed), `prefix` when the name matches the
+// point's first `length` components one to one and the rest form a suffix
+// to append to the alias's points.  Alias components never take arguments.
+struct AliasMatch {
+  enum class Kind { none, full, prefix } kind = Kind::none;
+  size_t length = 0;
+};
+AliasMatch match_alias_name(const ast::ProbePoint& point, const ast::ProbePoint& name);
+
+// stap refuses alias names whose components take a literal ("probe a(1) =
+// ..."); reports it and returns false.  Checked when an alias is registered.
+bool check_alias_names(const ast::AliasDecl& alias, Diagnostics& diags);
+
 // The "/* <- ... */" annotation stap prints after a derived probe's point
 // in -p2, e.g. " /* <- a = begin, end <- a,end */" (with its leading space).
 std::string derivation_note(const ast::ProbeDecl& derived);

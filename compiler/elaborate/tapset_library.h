@@ -8,6 +8,7 @@
 // the resolver asks again for each name that is still unresolved.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,9 +47,20 @@ class TapsetLibrary {
   struct LibraryFile {
     std::unique_ptr<ast::File> file;
     bool used = false;
+    ast::File* tree = nullptr;  // stays valid once `file` moved into a Program
+  };
+  // A declaration of the library and the index of its file in files_.
+  template <typename T>
+  struct Entry {
+    size_t file;
+    T* decl;
   };
   void use(LibraryFile& f, Program& program);
+  void index(size_t file_index);
   std::vector<LibraryFile> files_;
+  std::multimap<std::string, Entry<ast::FunctionDecl>> functions_;
+  std::multimap<std::string, Entry<ast::VarDecl>> globals_;
+  std::vector<Entry<ast::AliasDecl>> aliases_;
 };
 
 }  // namespace stap

@@ -81,6 +81,10 @@ class ProbeProvider {
                                               std::string_view functor);
   static int64_t number_arg(const ast::ProbePointComponent& c);
   static const std::string& string_arg(const ast::ProbePointComponent& c);
+  // Reports a value error as stap does: "while resolving probe point" at
+  // the point, then `message` at `loc` (the offending literal).
+  static void value_error(const ast::ProbePoint& point, SourceLoc loc, std::string message,
+                          Diagnostics& diags);
 
  private:
   std::string name_;

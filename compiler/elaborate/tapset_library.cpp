@@ -1,0 +1,164 @@
+#include "elaborate/tapset_library.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "elaborate/alias_expansion.h"
+#include "parse/parser.h"
+
+namespace stap {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool has_extension(const fs::path& p, const char* ext) { return p.extension() == ext; }
+
+// Every *.stpm and *.stp file under the directories, each list sorted by
+// path; a file reached twice (a directory given twice) is read once.
+void collect(const std::vector<std::string>& dirs, std::vector<std::string>& macro_files,
+             std::vector<std::string>& script_files) {
+  std::set<std::string> seen;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    std::vector<std::string> stpm, stp;
+    fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_regular_file(ec)) continue;
+      std::string canonical = fs::weakly_canonical(it->path(), ec).string();
+      if (!seen.insert(canonical).second) continue;
+      if (has_extension(it->path(), ".stpm")) stpm.push_back(it->path().string());
+      else if (has_extension(it->path(), ".stp")) stp.push_back(it->path().string());
+    }
+    std::sort(stpm.begin(), stpm.end());
+    std::sort(stp.begin(), stp.end());
+    macro_files.insert(macro_files.end(), stpm.begin(), stpm.end());
+    script_files.insert(script_files.end(), stp.begin(), stp.end());
+  }
+}
+
+bool read_text(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+}  // namespace
+
+void TapsetLibrary::load(const std::vector<std::string>& dirs, const PreprocessorEnv& env,
+                         MacroTable& macros, SourceManager& sources, ast::Arena& arena,
+                         Diagnostics& diags) {
+  std::vector<std::string> macro_files, script_files;
+  collect(dirs, macro_files, script_files);
+  // Macro files first: their @define macros are library macros, visible in
+  // every tapset and in the user's script.  They declare nothing else.
+  for (const std::string& path : macro_files) {
+    std::string text;
+    if (!read_text(path, text)) continue;
+    FileId id = sources.add(path, std::move(text), FileOrigin::macro_library);
+    macros.begin_file();
+    parse_file(sources, id, env, macros, arena, diags);
+  }
+  for (const std::string& path : script_files) {
+    std::string text;
+    if (!read_text(path, text)) continue;
+    FileId id = sources.add(path, std::move(text), FileOrigin::tapset);
+    macros.begin_file();
+    std::unique_ptr<ast::File> file = parse_file(sources, id, env, macros, arena, diags);
+    if (!file) continue;
+    file->is_tapset = true;
+    LibraryFile lf;
+    lf.tree = file.get();
+    lf.file = std::move(file);
+    files_.push_back(std::move(lf));
+    index(files_.size() - 1);
+  }
+  macros.begin_file();
+}
+
+// Private functions and globals are visible only inside their own file,
+// which is already in the program when its code refers to them, so they
+// are not indexed for other files to find.
+void TapsetLibrary::index(size_t file_index) {
+  ast::File& f = *files_[file_index].tree;
+  for (ast::FunctionDecl* fn : f.functions)
+    if (!fn->is_private) functions_.emplace(fn->name, Entry<ast::FunctionDecl>{file_index, fn});
+  for (ast::VarDecl* g : f.globals)
+    if (!g->is_private) globals_.emplace(g->name, Entry<ast::VarDecl>{file_index, g});
+  for (ast::AliasDecl* a : f.aliases)
+    aliases_.push_back(Entry<ast::AliasDecl>{file_index, a});
+}
+
+void TapsetLibrary::use(LibraryFile& f, Program& program) {
+  if (f.used) return;
+  f.used = true;
+  for (ast::VarDecl* g : f.tree->globals) program.globals.push_back(g);
+  for (ast::FunctionDecl* fn : f.tree->functions) program.functions.push_back(fn);
+  program.files.push_back(std::move(f.file));
+}
+
+std::vector<ast::FunctionDecl*> TapsetLibrary::need_function(const std::string& name,
+                                                             Program& program) {
+  std::vector<ast::FunctionDecl*> found;
+  auto [begin, end] = functions_.equal_range(name);
+  for (auto it = begin; it != end; ++it) {
+    use(files_[it->second.file], program);
+    found.push_back(it->second.decl);
+  }
+  return found;
+}
+
+ast::VarDecl* TapsetLibrary::need_global(const std::string& name, Program& program) {
+  auto it = globals_.find(name);
+  if (it == globals_.end()) return nullptr;
+  use(files_[it->second.file], program);
+  return it->second.decl;
+}
+
+// Full matches win; without one, the aliases matching the longest prefix
+// of the point take the rest as a suffix (see match_alias_name()).
+std::vector<ast::AliasDecl*> TapsetLibrary::need_aliases(const ast::ProbePoint& point,
+                                                         Program& program) {
+  std::vector<const Entry<ast::AliasDecl>*> full, prefix;
+  size_t longest = 0;
+  for (const Entry<ast::AliasDecl>& e : aliases_) {
+    for (const ast::ProbePoint* name : e.decl->names) {
+      AliasMatch m = match_alias_name(point, *name);
+      if (m.kind == AliasMatch::Kind::full) {
+        full.push_back(&e);
+        break;
+      }
+      if (m.kind == AliasMatch::Kind::prefix && m.length >= longest) {
+        if (m.length > longest) prefix.clear();
+        longest = m.length;
+        prefix.push_back(&e);
+        break;
+      }
+    }
+  }
+  std::vector<ast::AliasDecl*> found;
+  for (const Entry<ast::AliasDecl>* e : full.empty() ? prefix : full) {
+    use(files_[e->file], program);
+    found.push_back(e->decl);
+  }
+  return found;
+}
+
+std::vector<ast::AliasDecl*> TapsetLibrary::all_aliases() const {
+  std::vector<ast::AliasDecl*> all;
+  for (const Entry<ast::AliasDecl>& e : aliases_) all.push_back(e.decl);
+  return all;
+}
+
+size_t TapsetLibrary::files_used() const {
+  return static_cast<size_t>(
+      std::count_if(files_.begin(), files_.end(), [](const LibraryFile& f) { return f.used; }));
+}
+
+}  // namespace stap
