@@ -70,16 +70,7 @@ bool check_alias_names(const ast::AliasDecl& alias, Diagnostics& diags) {
 
 std::string point_text(const ast::ProbePoint& point, bool with_condition) {
   std::ostringstream out;
-  for (size_t i = 0; i < point.components.size(); ++i) {
-    const ast::ProbePointComponent& c = point.components[i];
-    if (i) out << '.';
-    out << c.functor;
-    if (c.arg) {
-      out << '(';
-      print_expr(*c.arg, out);
-      out << ')';
-    }
-  }
+  out << point.to_string();
   if (point.sufficient) out << '!';
   else if (point.optional) out << '?';
   if (with_condition && point.condition) {
