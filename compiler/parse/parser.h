@@ -9,6 +9,8 @@
 // runtime cannot run it.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "ast/ast.h"
@@ -20,8 +22,9 @@ namespace stap {
 
 // Parses preprocessed tokens.  Never returns null; on errors the file holds
 // what could be parsed.
-ast::File* parse_tokens(const std::vector<Token>& tokens, const std::string& file_name,
-                        FileId file, ast::Arena& arena, Diagnostics& diags);
+std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
+                                        const std::string& file_name, FileId file,
+                                        ast::Arena& arena, Diagnostics& diags);
 
 
 // lex + preprocess + parse one file of the SourceManager.

@@ -1,0 +1,241 @@
+// Expressions, with stap's precedence, lowest first:
+//
+//   = += -= *= /= %= <<= >>= &= ^= |= .= <<<   right; the target is a
+//                                              ternary, as in stap
+//   ?:                                         right
+//   ||  &&  |  ^  &                            left
+//   in            "k in a", "[k1, k2] in a"; ends the chain of
+//                 comparisons and cannot repeat
+//   == != < <= > >= =~ !~                      left; =~ takes a literal
+//                                              string and ends the chain
+//   << >> >>>                                  left
+//   .             string concatenation         left
+//   + -                                        left
+//   * / %                                      left
+//   - + ! ~ ++ -- &  (prefix)  ++ -- (postfix)
+//
+// Binary levels use precedence climbing, so nesting costs few stack frames.
+#include "parse/parser_impl.h"
+
+namespace stap::parse_detail {
+
+namespace {
+
+constexpr int kInPrec = 5;
+constexpr int kComparePrec = 6;
+constexpr int kMaxPrec = 10;
+
+int binary_prec(const Token& t) {
+  if (t.is_keyword("in")) return kInPrec;
+  if (t.kind != TokenKind::op) return -1;
+  static const std::pair<std::string_view, int> kTable[] = {
+      {"||", 0}, {"&&", 1}, {"|", 2},  {"^", 3},  {"&", 4},  {"==", 6},  {"!=", 6},
+      {"<", 6},  {"<=", 6}, {">", 6},  {">=", 6}, {"=~", 6}, {"!~", 6},  {"<<", 7},
+      {">>", 7}, {">>>", 7}, {".", 8}, {"+", 9},  {"-", 9},  {"*", 10}, {"/", 10},
+      {"%", 10}};
+  for (const auto& [op, prec] : kTable)
+    if (t.text == op) return prec;
+  return -1;
+}
+
+bool is_assignment_op(const Token& t) {
+  if (t.kind != TokenKind::op) return false;
+  static const std::string_view kOps[] = {"=",  "+=", "-=", "*=", "/=",  "%=", "<<=",
+                                          ">>=", "&=", "^=", "|=", ".=", "<<<"};
+  for (std::string_view op : kOps)
+    if (t.text == op) return true;
+  return false;
+}
+
+bool is_plain_identifier(const Token& t) {
+  return t.kind == TokenKind::identifier && t.text[0] != '$' && t.text[0] != '@';
+}
+
+}  // namespace
+
+ast::Expr* Parser::parse_expr() {
+  Nest nest(*this);
+  ast::Expr* target = parse_ternary();
+  if (!is_assignment_op(peek())) return target;
+  const Token& op = advance();
+  auto* e = make<ast::AssignExpr>(op.loc);
+  e->op = op.text;
+  e->target = target;
+  e->value = parse_expr();
+  return e;
+}
+
+ast::Expr* Parser::parse_ternary() {
+  Nest nest(*this);
+  ast::Expr* cond = parse_binary(0);
+  if (!at_op("?")) return cond;
+  auto* e = make<ast::TernaryExpr>(advance().loc);
+  e->cond = cond;
+  e->then_expr = parse_expr();
+  expect_op(":");
+  e->else_expr = parse_ternary();
+  return e;
+}
+
+ast::Expr* Parser::parse_binary(int min_prec) {
+  ast::Expr* left;
+  int max_prec = kMaxPrec;
+  if (at_op("[") && min_prec <= kInPrec) {
+    left = parse_in_list();
+    max_prec = kInPrec - 1;
+  } else {
+    left = parse_unary();
+  }
+  for (;;) {
+    const Token& op = peek();
+    int prec = binary_prec(op);
+    if (prec < min_prec || prec > max_prec) return left;
+    advance();
+    if (prec == kInPrec) {
+      const Token& name = peek();
+      if (!is_plain_identifier(name)) fail_here("expected identifier");
+      advance();
+      auto* in = make<ast::InExpr>(op.loc);
+      in->index = make_index(name, {left});
+      left = in;
+      max_prec = kInPrec - 1;
+      continue;
+    }
+    auto* e = make<ast::BinaryExpr>(op.loc);
+    e->op = op.text;
+    e->left = left;
+    if (op.text == "=~" || op.text == "!~") {
+      e->right = parse_string();
+      max_prec = kComparePrec - 1;
+    } else {
+      e->right = parse_binary(prec + 1);
+    }
+    left = e;
+  }
+}
+
+// [k1, *, k3] in a
+ast::Expr* Parser::parse_in_list() {
+  std::vector<ast::Expr*> keys = parse_index_list(true);
+  const Token& in_tok = expect_keyword("in");
+  const Token& name = peek();
+  if (!is_plain_identifier(name)) fail_here("expected identifier");
+  advance();
+  auto* in = make<ast::InExpr>(in_tok.loc);
+  in->index = make_index(name, std::move(keys));
+  return in;
+}
+
+ast::Expr* Parser::parse_unary() {
+  Nest nest(*this);
+  const Token& t = peek();
+  if (t.kind != TokenKind::op) return parse_postfix();
+  // -9223372036854775808 is one literal: its magnitude alone overflows.
+  if (t.text == "-" && peek(1).is(TokenKind::number, "9223372036854775808")) {
+    advance();
+    return make_number(advance(), true);
+  }
+  ast::UnaryOp op;
+  if (t.text == "-") op = ast::UnaryOp::neg;
+  else if (t.text == "+") op = ast::UnaryOp::plus;
+  else if (t.text == "!") op = ast::UnaryOp::logical_not;
+  else if (t.text == "~") op = ast::UnaryOp::bit_not;
+  else if (t.text == "++") op = ast::UnaryOp::pre_inc;
+  else if (t.text == "--") op = ast::UnaryOp::pre_dec;
+  else if (t.text == "&") return parse_address_of();
+  else return parse_postfix();
+  advance();
+  auto* e = make<ast::UnaryExpr>(t.loc);
+  e->op = op;
+  // As in stap, "++a++" is "++(a)" followed by a stray "++".
+  bool crement = op == ast::UnaryOp::pre_inc || op == ast::UnaryOp::pre_dec;
+  e->operand = crement ? parse_primary() : parse_unary();
+  return e;
+}
+
+ast::Expr* Parser::parse_postfix() {
+  ast::Expr* operand = parse_primary();
+  if (!at_op("++") && !at_op("--")) return operand;
+  const Token& op = advance();
+  auto* e = make<ast::UnaryExpr>(op.loc);
+  e->op = op.text == "++" ? ast::UnaryOp::post_inc : ast::UnaryOp::post_dec;
+  e->operand = operand;
+  return e;
+}
+
+ast::Expr* Parser::parse_primary() {
+  const Token& t = peek();
+  switch (t.kind) {
+    case TokenKind::number:
+      return make_number(advance(), false);
+    case TokenKind::string:
+      return parse_string();
+    case TokenKind::identifier:
+      if (t.text[0] == '$') return parse_target_symbol();
+      if (t.text[0] == '@') return parse_at_operator();
+      return parse_identifier_expr();
+    case TokenKind::embedded_code:
+      fail_here("embedded C code (%{ ... %}) is not supported by the BPF runtime; "
+                "write it in the script language instead");
+    case TokenKind::op:
+      if (t.text == "(") {
+        advance();
+        ast::Expr* e = parse_expr();
+        expect_op(")");
+        return e;
+      }
+      break;
+    default:
+      break;
+  }
+  fail_here("expected literal string or number");
+}
+
+// name | name(args) | name[keys]
+ast::Expr* Parser::parse_identifier_expr() {
+  const Token& name = advance();
+  if (accept_op("(")) {
+    auto* call = make<ast::CallExpr>(name.loc);
+    call->name = name.text;
+    if (!accept_op(")")) {
+      do {
+        call->args.push_back(parse_expr());
+      } while (accept_op(","));
+      expect_op(")");
+    }
+    return call;
+  }
+  if (at_op("[")) return make_index(name, parse_index_list(false));
+  auto* sym = make<ast::Symbol>(name.loc);
+  sym->name = name.text;
+  return sym;
+}
+
+// [k1, k2, ...]; a '*' entry (a null pointer) where a slice is allowed.
+std::vector<ast::Expr*> Parser::parse_index_list(bool allow_wildcard) {
+  expect_op("[");
+  std::vector<ast::Expr*> keys;
+  do {
+    if (at_op("*") && (at_op(",", 1) || at_op("]", 1))) {
+      if (!allow_wildcard)
+        fail_here("'*' may only index an array in delete, 'in' and foreach");
+      advance();
+      keys.push_back(nullptr);
+    } else {
+      keys.push_back(parse_expr());
+    }
+  } while (accept_op(","));
+  expect_op("]");
+  return keys;
+}
+
+ast::ArrayIndex* Parser::make_index(const Token& name, std::vector<ast::Expr*> indexes) {
+  auto* sym = make<ast::Symbol>(name.loc);
+  sym->name = name.text;
+  auto* index = make<ast::ArrayIndex>(name.loc);
+  index->base = sym;
+  index->indexes = std::move(indexes);
+  return index;
+}
+
+}  // namespace stap::parse_detail

@@ -1,0 +1,374 @@
+// Pass 1c, top level: tokens, errors and recovery, global and function
+// declarations.  Probes are in parse_probe.cpp, statements in
+// parse_stmt.cpp, expressions in parse_expr.cpp and parse_target.cpp.
+#include "parse/parser.h"
+
+#include <climits>
+
+#include "parse/lexer.h"
+#include "parse/parser_impl.h"
+
+namespace stap {
+
+namespace parse_detail {
+
+namespace {
+
+const char kEmbeddedCodeError[] =
+    "embedded C code (%{ ... %}) is not supported by the BPF runtime; "
+    "write it in the script language instead";
+
+}  // namespace
+
+Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags)
+    : tokens_(tokens), arena_(arena), diags_(diags) {}
+
+// ---------------------------------------------------------------- tokens
+
+// The token list always ends with end_of_input; reading past it keeps
+// returning that token.
+const Token& Parser::peek(size_t ahead) const {
+  size_t i = pos_ + ahead;
+  return i < tokens_.size() ? tokens_[i] : tokens_.back();
+}
+
+const Token& Parser::advance() {
+  const Token& t = peek();
+  if (pos_ + 1 < tokens_.size()) ++pos_;
+  return t;
+}
+
+bool Parser::accept_op(std::string_view op) {
+  if (!at_op(op)) return false;
+  advance();
+  return true;
+}
+
+bool Parser::accept_keyword(std::string_view kw) {
+  if (!at_keyword(kw)) return false;
+  advance();
+  return true;
+}
+
+const Token& Parser::expect_op(std::string_view op) {
+  if (!at_op(op)) fail_here("expected '" + std::string(op) + "'");
+  return advance();
+}
+
+const Token& Parser::expect_keyword(std::string_view kw) {
+  if (!at_keyword(kw)) fail_here("expected '" + std::string(kw) + "'");
+  return advance();
+}
+
+const Token& Parser::expect_identifier() {
+  const Token& t = peek();
+  if (t.kind != TokenKind::identifier || t.text[0] == '$' || t.text[0] == '@')
+    fail_here("expected identifier");
+  return advance();
+}
+
+bool Parser::at_top_level_keyword() const {
+  const Token& t = peek();
+  return t.kind == TokenKind::keyword &&
+         (t.text == "probe" || t.text == "global" || t.text == "function" ||
+          t.text == "private");
+}
+
+bool Parser::adjacent(const Token& a, const Token& b) {
+  return a.loc.file == b.loc.file && a.loc.line == b.loc.line &&
+         a.loc.expansion == b.loc.expansion && a.loc.column + a.text.size() == b.loc.column;
+}
+
+// ---------------------------------------------------------------- errors
+
+// One message per offending token: the recovery paths may trip over the
+// same token again, and a junk token with no text marks an error the
+// lexer or preprocessor has already reported.
+void Parser::report(const Token& at, std::string message, std::string_view label) {
+  size_t index = &at - tokens_.data();
+  bool in_stream = index < tokens_.size();
+  if (in_stream && reported_.count(index)) return;
+  if (in_stream) reported_.insert(index);
+  if (at.kind == TokenKind::junk && at.text.empty()) return;
+  Diagnostic d;
+  d.category = "parse error";
+  d.message = std::move(message);
+  d.saw_line = true;
+  d.saw_label = std::string(label);
+  if (at.kind == TokenKind::end_of_input) {
+    // stap names the file and no position: "saw: <input> EOF".
+    d.token = file_name_ + " EOF";
+  } else {
+    d.token = describe(at);
+    d.loc = at.loc;
+  }
+  diags_.report(std::move(d));
+}
+
+void Parser::fail(const Token& at, std::string message) {
+  report(at, std::move(message));
+  throw ParseAbort{};
+}
+
+Parser::Nest::Nest(Parser& p) : p_(p) {
+  if (++p_.depth_ > kMaxNesting) {
+    --p_.depth_;
+    p_.fail_here("too many nested levels (the limit is " + std::to_string(kMaxNesting) + ")");
+  }
+}
+
+// After an error outside any block: skip to the next declaration.
+void Parser::skip_to_top_level(size_t decl_start) {
+  if (pos_ == decl_start) advance();
+  while (peek().kind != TokenKind::end_of_input && !at_top_level_keyword()) advance();
+}
+
+// After an error in a statement: skip past the next ';' or balanced '}',
+// or up to the '}' that closes the enclosing block, or up to the next
+// declaration keyword (a block left open).
+void Parser::skip_statement() {
+  int depth = 0;
+  for (;;) {
+    const Token& t = peek();
+    if (t.kind == TokenKind::end_of_input || at_top_level_keyword()) return;
+    if (t.kind == TokenKind::op) {
+      if (t.text == "(" || t.text == "[" || t.text == "{") {
+        ++depth;
+      } else if (t.text == ")" || t.text == "]" || t.text == "}") {
+        if (depth == 0 && t.text == "}") return;
+        if (depth > 0) --depth;
+        if (depth == 0 && t.text == "}") {
+          advance();
+          return;
+        }
+      } else if (t.text == ";" && depth == 0) {
+        advance();
+        return;
+      }
+    }
+    advance();
+  }
+}
+
+// ---------------------------------------------------------------- file
+
+void Parser::parse_file(ast::File& file) {
+  file_name_ = file.name;
+  while (peek().kind != TokenKind::end_of_input) {
+    size_t start = pos_;
+    try {
+      parse_declaration(file);
+    } catch (const ParseAbort&) {
+      skip_to_top_level(start);
+    }
+  }
+}
+
+void Parser::parse_declaration(ast::File& file) {
+  in_function_ = false;
+  const Token& t = peek();
+  if (t.kind == TokenKind::embedded_code) {
+    report(t, kEmbeddedCodeError);
+    advance();
+  } else if (accept_keyword("probe")) {
+    parse_probe(file);
+  } else if (accept_keyword("global")) {
+    parse_globals(file, false);
+  } else if (accept_keyword("function")) {
+    parse_function(file, false);
+  } else if (accept_keyword("private")) {
+    parse_private(file);
+  } else {
+    fail_here("expected 'probe', 'global', 'private', 'function', or '%{'");
+  }
+}
+
+// "private global x", "private x" (also a global), "private function f".
+void Parser::parse_private(ast::File& file) {
+  if (accept_keyword("global")) return parse_globals(file, true);
+  if (accept_keyword("function")) return parse_function(file, true);
+  if (peek().kind == TokenKind::identifier) return parse_globals(file, true);
+  fail_here("expected 'global', 'function' or identifier after 'private'");
+}
+
+// ---------------------------------------------------------------- globals
+
+void Parser::parse_globals(ast::File& file, bool is_private) {
+  do {
+    file.globals.push_back(parse_global_decl(is_private));
+  } while (accept_op(","));
+  accept_op(";");
+}
+
+// name[:type][%][[N]][= literal]
+ast::VarDecl* Parser::parse_global_decl(bool is_private) {
+  const Token& name = expect_identifier();
+  auto* var = make<ast::VarDecl>(name.loc);
+  var->scope = ast::VarDecl::Scope::global;
+  var->name = name.text;
+  var->is_private = is_private;
+  if (is_private) var->file_of_private = file_name_;
+  if (accept_op(":")) {
+    var->type = parse_type_suffix();
+    var->type_declared = true;
+  }
+  if (accept_op("%")) var->wrap = true;
+  if (accept_op("[")) {
+    const Token& size = peek();
+    if (size.kind != TokenKind::number) fail_here("expected number");
+    ast::NumberLit* n = make_number(advance(), false);
+    if (n->value <= 0 || n->value > INT_MAX) fail(size, "array size out of range");
+    expect_op("]");
+    var->is_array = true;
+    var->max_entries = n->value;
+  } else if (var->wrap) {
+    var->is_array = true;  // "global a%": a wrapping array of default size
+  }
+  if (!var->is_array && accept_op("=")) var->init = parse_literal();
+  return var;
+}
+
+ast::Type Parser::parse_type_suffix() {
+  if (accept_keyword("long")) return ast::Type::long_;
+  if (accept_keyword("string")) return ast::Type::string;
+  fail_here("expected 'string' or 'long'");
+}
+
+// ---------------------------------------------------------------- functions
+
+// function name[:type] ([param[:type], ...]) { body }
+void Parser::parse_function(ast::File& file, bool is_private) {
+  const Token& name = expect_identifier();
+  auto* fn = make<ast::FunctionDecl>(name.loc);
+  fn->name = name.text;
+  fn->is_private = is_private;
+  if (accept_op(":")) {
+    fn->return_type = parse_type_suffix();
+    fn->return_type_declared = true;
+  }
+  expect_op("(");
+  while (!accept_op(")")) {
+    const Token& p = expect_identifier();
+    ast::FunctionParam param;
+    param.name = p.text;
+    param.loc = p.loc;
+    if (accept_op(":")) {
+      param.type = parse_type_suffix();
+      param.type_declared = true;
+    }
+    fn->params.push_back(param);
+    if (!at_op(")")) expect_op(",");
+  }
+  if (peek().kind == TokenKind::embedded_code) {
+    // Keep the declaration so calls to it do not cascade into more errors.
+    report(peek(), kEmbeddedCodeError);
+    advance();
+    fn->embedded_c = true;
+  } else {
+    in_function_ = true;
+    fn->body = parse_block();
+    in_function_ = false;
+  }
+  file.functions.push_back(fn);
+}
+
+// ---------------------------------------------------------------- literals
+
+ast::Expr* Parser::parse_literal() {
+  const Token& t = peek();
+  if (t.kind == TokenKind::string) return parse_string();
+  if (t.kind == TokenKind::number) return make_number(advance(), false);
+  if (t.is_op("-") && peek(1).kind == TokenKind::number) {
+    advance();
+    return make_number(advance(), true);
+  }
+  fail_here("expected literal string or number");
+}
+
+ast::StringLit* Parser::parse_string() {
+  const Token& first = peek();
+  if (first.kind != TokenKind::string) fail_here("expected literal string");
+  auto* s = make<ast::StringLit>(first.loc);
+  // Adjacent literals concatenate: "a" "b" is "ab".
+  while (peek().kind == TokenKind::string) s->value += advance().text;
+  return s;
+}
+
+namespace {
+
+int digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  return 99;
+}
+
+// The magnitude of a number token; false when malformed or above 2^64-1.
+bool number_magnitude(const std::string& text, uint64_t& out, bool& decimal) {
+  size_t i = 0;
+  unsigned base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16, i = 2;
+  } else if (text.size() > 2 && text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) {
+    base = 2, i = 2;
+  } else if (text.size() > 1 && text[0] == '0') {
+    base = 8, i = 1;
+  }
+  decimal = base == 10;
+  if (i >= text.size()) return false;
+  uint64_t v = 0;
+  for (; i < text.size(); ++i) {
+    unsigned d = static_cast<unsigned>(digit_value(text[i]));
+    if (d >= base) return false;
+    if (v > (UINT64_MAX - d) / base) return false;
+    v = v * base + d;
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+// Decimal literals must fit a signed 64-bit long (-9223372036854775808
+// included, written with its minus sign); hex, octal and binary ones are
+// bit patterns and may use all 64 bits (0xffffffffffffffff is -1).
+ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
+  uint64_t magnitude = 0;
+  bool decimal = true;
+  bool ok = number_magnitude(t.text, magnitude, decimal);
+  uint64_t limit = decimal ? (negated ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX))
+                           : UINT64_MAX;
+  if (!ok || magnitude > limit) fail(t, "number invalid or out of range");
+  auto* n = make<ast::NumberLit>(t.loc);
+  n->value = negated ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  n->text = negated ? "-" + t.text : t.text;
+  return n;
+}
+
+}  // namespace parse_detail
+
+// ---------------------------------------------------------------- entry points
+
+std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
+                                        const std::string& file_name, FileId file,
+                                        ast::Arena& arena, Diagnostics& diags) {
+  auto out = std::make_unique<ast::File>();
+  out->name = file_name;
+  out->id = file;
+  if (tokens.empty()) return out;
+  parse_detail::Parser(tokens, arena, diags).parse_file(*out);
+  return out;
+}
+
+std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
+                                      const PreprocessorEnv& env, MacroTable& macros,
+                                      ast::Arena& arena, Diagnostics& diags) {
+  std::vector<Token> tokens = lex(sources, file, diags);
+  tokens = preprocess(std::move(tokens), env, macros, sources, diags);
+  std::unique_ptr<ast::File> out =
+      parse_tokens(tokens, sources.name(file), file, arena, diags);
+  out->is_tapset = sources.file(file).origin == FileOrigin::tapset;
+  return out;
+}
+
+}  // namespace stap

@@ -1,0 +1,149 @@
+// Private to the parser: the Parser class shared by parser.cpp (top level,
+// declarations, error recovery), parse_probe.cpp (probe points and
+// aliases), parse_stmt.cpp (statements) and parse_expr.cpp / parse_target.cpp
+// (expressions, target variables and @-operators).
+//
+// Errors are reported once and then thrown as ParseAbort; the statement
+// loop of a block and the top-level loop catch it, skip ahead and go on.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "ast/ast.h"
+#include "base/diagnostics.h"
+#include "parse/token.h"
+
+namespace stap::parse_detail {
+
+// Thrown after a parse error has been reported (or deliberately not
+// reported, when it would repeat one at the same place).
+struct ParseAbort {};
+
+// Deeper nesting than this (blocks, parentheses, unary chains ...) is an
+// error rather than a stack overflow.
+constexpr int kMaxNesting = 1000;
+
+// Brace expansion of probe points stops with an error beyond this many.
+constexpr size_t kMaxExpandedPoints = 10000;
+
+class Parser {
+ public:
+  Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags);
+
+  void parse_file(ast::File& file);
+
+ private:
+  // ---- tokens (parser.cpp)
+  const Token& peek(size_t ahead = 0) const;
+  const Token& advance();
+  bool at_op(std::string_view op, size_t ahead = 0) const { return peek(ahead).is_op(op); }
+  bool at_keyword(std::string_view kw, size_t ahead = 0) const {
+    return peek(ahead).is_keyword(kw);
+  }
+  bool accept_op(std::string_view op);
+  bool accept_keyword(std::string_view kw);
+  const Token& expect_op(std::string_view op);  // "expected ')'"
+  const Token& expect_keyword(std::string_view kw);
+  const Token& expect_identifier();
+  bool at_top_level_keyword() const;
+  // Whether b follows a with no space between (for "vfs_*" in probe points).
+  static bool adjacent(const Token& a, const Token& b);
+
+  // ---- errors and recovery (parser.cpp)
+  void report(const Token& at, std::string message, std::string_view label = "saw");
+  [[noreturn]] void fail(const Token& at, std::string message);
+  [[noreturn]] void fail_here(std::string message) { fail(peek(), std::move(message)); }
+  void skip_to_top_level(size_t decl_start);
+  void skip_statement();
+
+  // RAII nesting counter; throws past kMaxNesting.
+  class Nest {
+   public:
+    explicit Nest(Parser& p);
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  // ---- declarations (parser.cpp)
+  void parse_declaration(ast::File& file);
+  void parse_private(ast::File& file);
+  void parse_globals(ast::File& file, bool is_private);
+  ast::VarDecl* parse_global_decl(bool is_private);
+  void parse_function(ast::File& file, bool is_private);
+  ast::Type parse_type_suffix();  // after ':'
+  ast::Expr* parse_literal();     // string, number or -number
+  ast::NumberLit* make_number(const Token& t, bool negated);
+  ast::StringLit* parse_string();  // adjacent strings concatenate
+
+  // ---- probes (parse_probe.cpp)
+  void parse_probe(ast::File& file);
+  std::vector<ast::ProbePoint*> parse_probe_points();
+  std::vector<ast::ProbePoint*> parse_point_spec();
+  std::vector<std::vector<ast::ProbePointComponent>> parse_point_sequence(size_t& budget);
+  ast::ProbePointComponent parse_point_component();
+  std::string parse_point_name();
+  void check_alias_names(const std::vector<ast::ProbePoint*>& names);
+
+  // ---- statements (parse_stmt.cpp)
+  ast::Block* parse_block();
+  ast::Stmt* parse_statement();
+  ast::Stmt* parse_if();
+  ast::Stmt* parse_while();
+  ast::Stmt* parse_for();
+  ast::Stmt* parse_foreach();
+  void parse_foreach_vars(ast::ForeachStmt& s);
+  void parse_foreach_source(ast::ForeachStmt& s);
+  void set_sort(ast::ForeachStmt& s, int column, const Token& mark);
+  ast::Stmt* parse_return();
+  ast::Stmt* parse_delete();
+  ast::Stmt* parse_try();
+  void skip_optional_semicolon() { accept_op(";"); }
+
+  // ---- expressions (parse_expr.cpp)
+  ast::Expr* parse_expr();
+  ast::Expr* parse_ternary();
+  ast::Expr* parse_binary(int min_prec);
+  ast::Expr* parse_in_list();  // [k1, k2] in a
+  ast::Expr* parse_unary();
+  ast::Expr* parse_postfix();
+  ast::Expr* parse_primary();
+  ast::Expr* parse_identifier_expr();
+  std::vector<ast::Expr*> parse_index_list(bool allow_wildcard);  // after '['
+  ast::ArrayIndex* make_index(const Token& name, std::vector<ast::Expr*> indexes);
+
+  // ---- target variables and @-operators (parse_target.cpp)
+  ast::Expr* parse_target_symbol();
+  void parse_components(std::vector<ast::TargetComponent>& out, int& pretty);
+  ast::Expr* parse_at_operator();
+  ast::Expr* parse_cast();
+  ast::Expr* parse_at_var();
+  ast::Expr* parse_stat(ast::StatOp op);
+  ast::Expr* parse_hist(bool linear);
+  ast::Expr* parse_at_op(const std::string& name, size_t min_args, size_t max_args);
+  ast::Expr* parse_address_of();
+
+  template <typename T>
+  T* make(const SourceLoc& loc) {
+    T* node = arena_.make<T>();
+    node->loc = loc;
+    return node;
+  }
+
+  const std::vector<Token>& tokens_;
+  ast::Arena& arena_;
+  Diagnostics& diags_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  bool in_function_ = false;  // "return" is only valid in functions
+  std::string file_name_;
+  std::unordered_set<size_t> reported_;  // indexes of tokens already blamed
+};
+
+}  // namespace stap::parse_detail
