@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "ast/clone.h"
@@ -144,6 +145,8 @@ class Expander {
   void add_probe(ast::ProbePoint* point, const Context& ctx);
   ast::Block* build_body(const Context& ctx);
   void report(const ast::ProbePoint& point, const std::string& message, bool at_point);
+  bool only_aliases_could_match(const ast::ProbePoint& point) const;
+  void report_alias_mismatch(const ast::ProbePoint& point);
 
   SourceLoc map_loc(SourceLoc loc, uint32_t expansion);
   uint32_t map_expansion(uint32_t id, uint32_t expansion);
@@ -159,6 +162,7 @@ class Expander {
   Diagnostics& diags_;
   std::vector<ast::AliasDecl*> user_aliases_;
   std::vector<std::string> alias_heads_;  // for "similar:" hints
+  std::vector<const ast::ProbePoint*> alias_names_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> remapped_;
 };
 
@@ -167,10 +171,56 @@ void Expander::collect_user_aliases() {
     if (file->is_tapset) continue;
     for (ast::AliasDecl* a : file->aliases) user_aliases_.push_back(a);
   }
-  for (const ast::AliasDecl* a : library_.all_aliases())
-    for (const ast::ProbePoint* n : a->names) alias_heads_.push_back(n->components[0].functor);
-  for (const ast::AliasDecl* a : user_aliases_)
-    for (const ast::ProbePoint* n : a->names) alias_heads_.push_back(n->components[0].functor);
+  std::vector<ast::AliasDecl*> all = library_.all_aliases();
+  all.insert(all.end(), user_aliases_.begin(), user_aliases_.end());
+  for (const ast::AliasDecl* a : all) {
+    for (const ast::ProbePoint* n : a->names) {
+      if (n->components.empty()) continue;
+      alias_heads_.push_back(n->components[0].functor);
+      alias_names_.push_back(n);
+    }
+  }
+}
+
+// "syscall.nope*": the head names aliases and no provider, so the miss is
+// explained over the alias names, as stap walks its tree of names.
+bool Expander::only_aliases_could_match(const ast::ProbePoint& point) const {
+  const ast::ProbePointComponent& head = point.components[0];
+  for (const ProbeProvider* p : all_providers())
+    for (const ProbePattern& pat : p->patterns())
+      if (component_matches(head, pat.components[0].name)) return false;
+  return std::any_of(alias_heads_.begin(), alias_heads_.end(),
+                     [&](const std::string& h) { return component_matches(head, h); });
+}
+
+void Expander::report_alias_mismatch(const ast::ProbePoint& point) {
+  std::vector<const ast::ProbePoint*> live = alias_names_;
+  const auto& comps = point.components;
+  for (size_t i = 0; i < comps.size(); ++i) {
+    std::vector<const ast::ProbePoint*> next;
+    std::set<std::string> names;
+    for (const ast::ProbePoint* name : live) {
+      if (name->components.size() <= i) continue;
+      names.insert(name->components[i].functor);
+      if (component_matches(comps[i], name->components[i].functor)) next.push_back(name);
+    }
+    if (!next.empty()) {
+      live = std::move(next);
+      continue;
+    }
+    std::string message = names.empty()           ? "invalid suffix for probe"
+                          : is_wildcard(comps[i].functor)
+                              ? "probe point mismatch: didn't find any wildcard matches"
+                              : "probe point mismatch";
+    if (!names.empty()) message += similar_hint(comps[i].functor, names);
+    const char* kind = comps[i].functor == "*" || comps[i].functor == "**" ? "operator '"
+                                                                            : "identifier '";
+    diags_.semantic_error(comps[0].loc, "while resolving probe point",
+                          "identifier '" + comps[0].functor + "'");
+    diags_.semantic_error(comps[i].loc, message, kind + comps[i].functor + "'");
+    return;
+  }
+  report(point, "no match", false);
 }
 
 // A location inside alias text, chained to the expansion that brought the
@@ -267,6 +317,10 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     ctx.condition = cond;
   }
   auto aliases = matching_aliases(point);
+  if (aliases.empty() && only_aliases_could_match(point)) {
+    if (!ctx.quiet) report_alias_mismatch(point);
+    return 0;
+  }
   if (aliases.empty()) {
     ast::ProbePoint* copy = ast::clone(&point, arena_, loc_map(outer.expansion));
     std::vector<ast::ProbePoint*> concrete =

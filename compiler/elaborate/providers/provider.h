@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -116,6 +117,10 @@ const ProbeProvider* find_provider(const ast::ProbePoint& point);
 std::vector<ast::ProbePoint*> resolve_builtin_point(ast::ProbePoint& point, ast::Arena& arena,
                                                     const std::vector<std::string>& extra_names,
                                                     bool quiet, Diagnostics& diags);
+
+// " (similar: a, b)": the candidates nearest to `word` by edit distance
+// (five at most), for stap's mismatch hints; empty when none is near.
+std::string similar_hint(const std::string& word, const std::set<std::string>& candidates);
 
 // Whether a component name has glob characters ('*', "**").
 bool is_wildcard(std::string_view functor);

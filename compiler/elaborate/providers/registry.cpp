@@ -164,6 +164,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+}  // namespace
+
 // " (similar: a, b, c)": the five nearest candidates by edit distance,
 // as stap hints; empty when none is near.
 std::string similar_hint(const std::string& word, const std::set<std::string>& candidates) {
@@ -179,6 +181,8 @@ std::string similar_hint(const std::string& word, const std::set<std::string>& c
   return hint + ")";
 }
 
+namespace {
+
 // Where a point stops matching every pattern, and stap's words for it.
 struct Mismatch {
   size_t index = 0;       // the component blamed
@@ -193,16 +197,20 @@ Mismatch locate_mismatch(const ast::ProbePoint& point, const std::vector<std::st
   for (size_t i = 0; i < comps.size(); ++i) {
     std::vector<const ProbePattern*> next;
     std::set<std::string> names;
-    bool longer = false;
+    bool longer = false, complete = false;
     for (const ProbePattern* pat : live) {
-      if (pat->components.size() <= i) continue;
+      if (pat->components.size() <= i) {
+        complete = complete || pat->components.size() == i;
+        continue;
+      }
       longer = true;
       const PatternComponent& want = pat->components[i];
       names.insert(want.name);
       if (glob_matches(comps[i].functor, want.name) && want.arg == arg_kind(comps[i].arg))
         next.push_back(pat);
     }
-    if (!longer) return {i, "invalid suffix for probe"};
+    // Past a point that is complete by itself, stap calls the rest a suffix.
+    if (!longer || (next.empty() && complete)) return {i, "invalid suffix for probe"};
     if (next.empty()) {
       if (i == 0) names.insert(extra.begin(), extra.end());
       std::string what = is_wildcard(comps[i].functor)
