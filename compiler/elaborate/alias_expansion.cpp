@@ -270,7 +270,9 @@ std::vector<std::pair<ast::AliasDecl*, AliasMatch>> Expander::matching_aliases(
   });
   size_t longest = 0;
   for (const auto& e : all) longest = std::max(longest, e.second.length);
+  bool builtin = !any_full && builtin_shape_matches(point);
   std::erase_if(all, [&](const auto& e) {
+    if (builtin) return true;
     return any_full ? e.second.kind != AliasMatch::Kind::full : e.second.length != longest;
   });
   bool wild = std::any_of(point.components.begin(), point.components.end(),
@@ -330,7 +332,9 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
   }
   size_t total = 0;
   for (const auto& [alias, match] : aliases) total += expand_alias(point, *alias, match, ctx);
-  if (total == 0 && !ctx.quiet) report(point, "no match", false);
+  // Inner failures were reported where they happened; like stap, say "no
+  // match" once, for the user's own point, not for every alias level.
+  if (total == 0 && !ctx.quiet && outer.aliases.empty()) report(point, "no match", false);
   return total;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "elaborate/alias_expansion.h"
+#include "elaborate/providers/provider.h"
 #include "parse/parser.h"
 
 namespace stap {
@@ -122,7 +123,8 @@ ast::VarDecl* TapsetLibrary::need_global(const std::string& name, Program& progr
 }
 
 // Full matches win; without one, the aliases matching the longest prefix
-// of the point take the rest as a suffix (see match_alias_name()).
+// of the point take the rest as a suffix (see match_alias_name()), unless
+// the point is a provider's as it stands.
 std::vector<ast::AliasDecl*> TapsetLibrary::need_aliases(const ast::ProbePoint& point,
                                                          Program& program) {
   std::vector<const Entry<ast::AliasDecl>*> full, prefix;
@@ -142,6 +144,7 @@ std::vector<ast::AliasDecl*> TapsetLibrary::need_aliases(const ast::ProbePoint& 
       }
     }
   }
+  if (full.empty() && builtin_shape_matches(point)) return {};
   std::vector<ast::AliasDecl*> found;
   for (const Entry<ast::AliasDecl>* e : full.empty() ? prefix : full) {
     use(files_[e->file], program);

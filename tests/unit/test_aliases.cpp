@@ -346,3 +346,18 @@ TEST_CASE("clone applies the location map to every node") {
   CHECK(lines.low == 0);
   CHECK(mapped >= 8);
 }
+
+TEST_CASE("timer.profile falls back to perf; timer.profile.tick stays the provider's") {
+  ProbeFixture f;
+  f.load({STAP_SOURCE_TAPSET_DIR});
+  REQUIRE(f.diags.error_count() == 0);
+  f.parse("probe timer.profile { }  probe timer.profile.tick { }  "
+          "probe timer.profile.freq.hz(100) { }");
+  REQUIRE(f.expand());
+  CHECK(f.points() == Strings{"timer.profile.tick!", "timer.profile.tick",
+                              "perf.type(1).config(0).hz(100)"});
+  CHECK(stap::derivation_note(*f.program.probes[2].decl) ==
+        " /* <- perf.sw.cpu_clock = perf.type(1).config(0) <- timer.profile.freq = "
+        "perf.sw.cpu_clock <- timer.profile.freq.hz(100) */");
+  CHECK(f.program.probes[1].decl->via_aliases.empty());
+}

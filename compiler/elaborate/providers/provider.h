@@ -122,6 +122,12 @@ std::vector<ast::ProbePoint*> resolve_builtin_point(ast::ProbePoint& point, ast:
 // (five at most), for stap's mismatch hints; empty when none is near.
 std::string similar_hint(const std::string& word, const std::set<std::string>& candidates);
 
+// Whether some provider pattern has the point's shape (component names,
+// globs allowed, and argument kinds): such a point is the provider's even
+// when an alias name is a prefix of it ("timer.profile.tick" is not the
+// alias "timer.profile" with a ".tick" suffix).
+bool builtin_shape_matches(const ast::ProbePoint& point);
+
 // Whether a component name has glob characters ('*', "**").
 bool is_wildcard(std::string_view functor);
 

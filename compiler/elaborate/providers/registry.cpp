@@ -263,6 +263,8 @@ std::vector<std::vector<std::string>> expand_names(const ast::ProbePoint& point)
 
 }  // namespace
 
+bool builtin_shape_matches(const ast::ProbePoint& point) { return !expand_names(point).empty(); }
+
 bool ProbeProvider::validate(ast::ProbePoint& point, Diagnostics& diags) const {
   for (const ProbePattern& pattern : patterns_)
     if (pattern_matches(pattern, point)) return check_values(point, pattern, diags);
