@@ -5,17 +5,19 @@
 //    "kernel_v OP \"ver\"", "kernel_vr OP \"ver\"", "arch OP \"x86_64\"",
 //    "CONFIG_X OP \"y\"|NUM", "systemtap_v OP \"5.0\"", "runtime OP
 //    \"bpf\"", "$# OP N", "@# OP N", literal comparisons, combined with
-//    && and ||.  Versions compare as stap's do (numeric components, a
-//    trailing "*" pattern on == / !=).
+//    && and || (&& binds tighter; no parentheses, as in stap).  Versions
+//    compare with strverscmp(3), as stap's do; a right side holding a
+//    glob (* ? [) is matched with fnmatch(3), allowed with == and != only.
+//    arch, runtime and CONFIG_X == "str" match globs too.  CONFIG values
+//    are compared as stored (an unset one is "", or 0 against a number).
 //  - @define NAME(a, b) %( body %) definitions and @NAME(x, y) uses, with
 //    parameters referenced as @a in the body; macros from .stpm library
 //    files are visible everywhere, a script's own only in that script.
 //  - $1..$N (raw token text re-lexed) and @1..@N (a string), $# and @#;
 //    a missing argument is an error at its use.
 //
-// Substituted tokens carry an expansion id in their SourceLoc, so errors
-// inside them show "in expansion of macro ..." / "in substitution of
-// argument $1 ..." back to the script.
+// Tokens from a macro body carry an expansion id in their SourceLoc, so
+// errors inside them show "in expansion of macro ..." back to the script.
 #pragma once
 
 #include <map>
@@ -36,8 +38,12 @@ struct PreprocessorEnv {
   std::string arch = "x86_64";
   std::string systemtap_v = "5.0";
   std::string runtime = "bpf";
-  std::map<std::string, std::string> kernel_config;  // CONFIG_X -> y, m, 42, str (quotes removed)
+  // CONFIG_X -> y, m, 42, "str": the value as .config writes it, quotes
+  // kept (stap compares them: CONFIG_DEFAULT_HOSTNAME == "(none)" is false).
+  std::map<std::string, std::string> kernel_config;
   std::vector<std::string> args;                     // $1.. / @1..
+  std::string privilege = "stapdev";                 // systemtap_privilege
+  bool guru_mode = false;                            // guru_mode (-g)
 };
 
 struct MacroDef {
@@ -53,7 +59,10 @@ struct MacroDef {
 class MacroTable {
  public:
   void define(MacroDef def);
-  const MacroDef* find(const std::string& name) const;
+  const MacroDef* find(const std::string& name) const;  // local first
+  const MacroDef* find_local(const std::string& name) const;
+  const MacroDef* find_library(const std::string& name) const;
+  const std::map<std::string, MacroDef>& locals() const { return local_; }
   void begin_file();  // forget the previous file's local macros
 
  private:
@@ -61,8 +70,18 @@ class MacroTable {
   std::map<std::string, MacroDef> local_;
 };
 
-// Rewrites the tokens of one file.  For a .stpm file (macro_library) only
-// @define is allowed and macros are recorded as library macros.
+// Rewrites the tokens of one file (it starts with macros.begin_file()).
+// For a .stpm file (FileOrigin::macro_library) only @define is allowed
+// and, if the file has no error, its macros become library macros.
+//
+// As in stap: macro uses in the taken text expand (an unknown @name is
+// left for the parser); untaken branches are skipped unexpanded, errors
+// in them included; $N/@N are substituted as stap's lexer does, so a
+// missing argument is only an error where the text is used.  Substituted
+// argument tokens take the location of the $N (stap shows no chain for
+// them); macro tokens get an expansion whose text is stap's
+// "\tin expansion of macro: operator '@foo'".  After an error the
+// stream holds an empty junk token (see token.h) and goes on.
 std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
                               MacroTable& macros, SourceManager& sources,
                               Diagnostics& diags);
