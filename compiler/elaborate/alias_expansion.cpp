@@ -144,7 +144,9 @@ class Expander {
       const ast::ProbePoint& point);
   void add_probe(ast::ProbePoint* point, const Context& ctx);
   ast::Block* build_body(const Context& ctx);
-  void report(const ast::ProbePoint& point, const std::string& message, bool at_point);
+  // stap's lead-in to every error about a point: "while resolving probe
+  // point: identifier 'HEAD' at ...".
+  void while_resolving(const ast::ProbePoint& point);
   bool only_aliases_could_match(const ast::ProbePoint& point) const;
   void report_alias_mismatch(const ast::ProbePoint& point);
 
@@ -215,12 +217,12 @@ void Expander::report_alias_mismatch(const ast::ProbePoint& point) {
     if (!names.empty()) message += similar_hint(comps[i].functor, names);
     const char* kind = comps[i].functor == "*" || comps[i].functor == "**" ? "operator '"
                                                                             : "identifier '";
-    diags_.semantic_error(comps[0].loc, "while resolving probe point",
-                          "identifier '" + comps[0].functor + "'");
+    while_resolving(point);
     diags_.semantic_error(comps[i].loc, message, kind + comps[i].functor + "'");
     return;
   }
-  report(point, "no match", false);
+  while_resolving(point);
+  diags_.semantic_error({}, "no match");
 }
 
 // A location inside alias text, chained to the expansion that brought the
@@ -242,11 +244,10 @@ uint32_t Expander::map_expansion(uint32_t id, uint32_t expansion) {
   return mapped;
 }
 
-void Expander::report(const ast::ProbePoint& point, const std::string& message, bool at_point) {
+void Expander::while_resolving(const ast::ProbePoint& point) {
   const ast::ProbePointComponent& head = point.components[0];
   diags_.semantic_error(head.loc, "while resolving probe point",
                         "identifier '" + head.functor + "'");
-  diags_.semantic_error(at_point ? head.loc : SourceLoc{}, message);
 }
 
 // Every alias whose name the point matches: full matches when there are
@@ -334,15 +335,17 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
   for (const auto& [alias, match] : aliases) total += expand_alias(point, *alias, match, ctx);
   // Inner failures were reported where they happened; like stap, say "no
   // match" once, for the user's own point, not for every alias level.
-  if (total == 0 && !ctx.quiet && outer.aliases.empty()) report(point, "no match", false);
+  if (total == 0 && !ctx.quiet && outer.aliases.empty()) {
+    while_resolving(point);
+    diags_.semantic_error({}, "no match");
+  }
   return total;
 }
 
 size_t Expander::expand_alias(const ast::ProbePoint& point, const ast::AliasDecl& alias,
                               const AliasMatch& match, const Context& outer) {
   if (std::find(outer.aliases.begin(), outer.aliases.end(), &alias) != outer.aliases.end()) {
-    diags_.semantic_error(point.components[0].loc, "while resolving probe point",
-                          "identifier '" + point.components[0].functor + "'");
+    while_resolving(point);
     diags_.semantic_error(point.loc.valid() ? point.loc : point.components[0].loc,
                           "recursive loop in alias expansion of " + point_text(point, false));
     return 0;
@@ -352,8 +355,7 @@ size_t Expander::expand_alias(const ast::ProbePoint& point, const ast::AliasDecl
     const ast::ProbePointComponent& c = point.components[i];
     if (is_wildcard(c.functor)) {
       if (!outer.quiet) {
-        diags_.semantic_error(point.components[0].loc, "while resolving probe point",
-                              "identifier '" + point.components[0].functor + "'");
+        while_resolving(point);
         diags_.semantic_error(c.loc, "invalid suffix for probe", "operator '" + c.functor + "'");
       }
       return 0;
