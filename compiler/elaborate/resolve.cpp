@@ -46,8 +46,9 @@ struct DeclIndex {
 
 class Resolver : public TraversingVisitor {
  public:
-  Resolver(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags)
-      : program_(program), library_(library), arena_(arena), diags_(diags) {}
+  Resolver(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags,
+           bool refresh)
+      : program_(program), library_(library), arena_(arena), diags_(diags), refresh_(refresh) {}
 
   void run();
 
@@ -88,11 +89,16 @@ class Resolver : public TraversingVisitor {
   std::vector<FunctionDecl*> candidates(const std::string& name, FileId file);
   void report_unresolved(const CallExpr& call);
   void finish();
+  void reset_uses();
+  void keep_used(std::vector<VarDecl*>& locals) const;
 
   Program& program_;
   TapsetLibrary& library_;
   Arena& arena_;
   Diagnostics& diags_;
+  // Refreshing: every name is bound already; only uses are recounted.
+  bool refresh_ = false;
+  std::unordered_set<const VarDecl*> used_;
   DeclIndex index_;
   Scope scope_;
   std::unordered_map<VarDecl*, ArityInfo> arity_;
@@ -107,6 +113,7 @@ class Resolver : public TraversingVisitor {
 
 void Resolver::run() {
   index_.update(program_);
+  if (refresh_) reset_uses();
   std::unordered_set<ProbeDecl*> bodies_done;
   std::unordered_set<ProbePoint*> conditions_done;
   // Several derived probes may share one body ("probe begin, end { }").
@@ -175,6 +182,14 @@ void Resolver::note_global(VarDecl* g) {
 
 void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
   VarDecl* decl = sym.decl;
+  if (refresh_) {
+    if (!decl) return;
+    used_.insert(decl);
+    note_global(decl);
+    if (use == Use::read || use == Use::stats_read) decl->read = true;
+    else decl->written = true;
+    return;
+  }
   if (!decl) decl = lookup(sym.name, sym.loc.file);
   if (!decl) {
     if (!scope_.locals) return;  // no scope: nothing to bind to
@@ -341,6 +356,14 @@ std::vector<FunctionDecl*> Resolver::candidates(const std::string& name, FileId 
 void Resolver::resolve_call(CallExpr& call) {
   size_t arity = call.args.size();
   const Builtin* builtin = find_builtin(call.name, arity);
+  if (refresh_) {
+    if (call.decl) {
+      if (functions_seen_.insert(call.decl).second) pending_.push_back(call.decl);
+    } else if (builtin && std::find(builtins_.begin(), builtins_.end(), builtin) == builtins_.end()) {
+      builtins_.push_back(builtin);
+    }
+    return;
+  }
   FunctionDecl* chosen = nullptr;
   std::vector<FunctionDecl*> fns;
   // The print family is the language's own: a function cannot replace it.
@@ -402,7 +425,38 @@ void Resolver::report_unresolved(const CallExpr& call) {
   diags_.semantic_error(call.loc, msg, ident(call.name));
 }
 
+// Refreshing starts from nothing read or written but what declarations say.
+void Resolver::reset_uses() {
+  auto reset = [](VarDecl* v) {
+    v->read = false;
+    v->written = v->scope == VarDecl::Scope::param || v->init != nullptr;
+  };
+  for (VarDecl* g : program_.globals) reset(g);
+  for (DerivedProbe& dp : program_.probes)
+    if (dp.decl)
+      for (VarDecl* l : dp.decl->locals) reset(l);
+  for (FunctionDecl* fn : program_.functions) {
+    for (VarDecl* l : fn->locals) reset(l);
+    for (VarDecl* p : fn->param_decls) reset(p);
+  }
+}
+
+void Resolver::keep_used(std::vector<VarDecl*>& locals) const {
+  std::erase_if(locals, [&](VarDecl* v) { return !used_.contains(v); });
+}
+
 void Resolver::finish() {
+  if (refresh_) {
+    // Keep the first resolution's order: it is stap's -p2 order.
+    std::erase_if(program_.globals, [&](VarDecl* g) { return !globals_seen_.contains(g); });
+    std::erase_if(program_.functions,
+                  [&](FunctionDecl* f) { return !functions_seen_.contains(f); });
+    program_.builtins = builtins_;
+    for (DerivedProbe& dp : program_.probes)
+      if (dp.decl) keep_used(dp.decl->locals);
+    for (FunctionDecl* fn : program_.functions) keep_used(fn->locals);
+    return;
+  }
   for (auto& [decl, info] : arity_) {
     if (info.arity > 0) {
       decl->is_array = true;
@@ -455,8 +509,12 @@ std::string similar_names(const std::string& name, const std::vector<std::string
 
 bool resolve_program(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags) {
   size_t errors = diags.error_count();
-  Resolver(program, library, arena, diags).run();
+  Resolver(program, library, arena, diags, false).run();
   return diags.error_count() == errors;
+}
+
+void refresh_uses(Program& program, Arena& arena, TapsetLibrary& library, Diagnostics& diags) {
+  Resolver(program, library, arena, diags, true).run();
 }
 
 }  // namespace stap

@@ -33,6 +33,12 @@ namespace stap {
 bool resolve_program(Program& program, TapsetLibrary& library, ast::Arena& arena,
                      Diagnostics& diags);
 
+// After code was removed (elide.cpp): recomputes from the bound tree which
+// globals, functions, builtins and locals are still used (keeping their
+// order) and every variable's read/written flags.  Reports nothing.
+void refresh_uses(Program& program, ast::Arena& arena, TapsetLibrary& library,
+                  Diagnostics& diags);
+
 // Names within edit distance 3 of `name`, nearest first (then shorter,
 // then alphabetical), at most 5: the "(similar: ...)" hint of stap's
 // messages.  Empty when none.

@@ -1,0 +1,49 @@
+#include "elaborate/elaborate.h"
+
+#include "elaborate/alias_expansion.h"
+#include "elaborate/elide.h"
+#include "elaborate/global_display.h"
+#include "elaborate/resolve.h"
+#include "elaborate/typecheck.h"
+
+namespace stap {
+
+// The steps of program.h, in order, with one deliberate swap: elision
+// (6) runs before type checking (5), because stap's does.  Code that is
+// elided is never type-checked, so `probe begin { x = 1; x = "s" }` warns
+// and elides instead of reporting a conflict (with -u it reports one).
+bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions& options,
+               ast::Arena& arena, SourceManager& sources, Diagnostics& diags) {
+  size_t errors = diags.error_count();
+  auto ok = [&] { return diags.error_count() == errors; };
+
+  // 1-3: tapset aliases and providers.
+  if (!expand_aliases(program, library, arena, sources, diags)) return false;
+  if (options.list_mode) return ok();
+
+  // 4: resolution can pull tapset files in; their probes join the program
+  // and are resolved in turn.
+  for (;;) {
+    if (!resolve_program(program, library, arena, diags)) return false;
+    if (program.expanded_files == program.files.size()) break;
+    if (!expand_aliases(program, library, arena, sources, diags)) return false;
+  }
+
+  // 6: unused code.
+  if (!options.keep_unused) elide_unused(program, library, arena, diags);
+  if (program.probes.empty()) {
+    diags.semantic_error(SourceLoc{}, "no probes found");
+    return false;
+  }
+
+  // 5: types.
+  if (!typecheck_program(program, diags)) return false;
+
+  // 7: written-but-unread globals printed at exit.  The new probes are
+  // checked like the user's code.
+  if (options.global_var_display && add_global_display(program, arena) > 0)
+    typecheck_program(program, diags);
+  return ok();
+}
+
+}  // namespace stap
