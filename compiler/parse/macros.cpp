@@ -209,11 +209,18 @@ bool Preprocessor::invoke_macro(const Token& use) {
   } else if (!(def = macros_.find_library(name))) {
     return false;
   }
-  if (stack_.size() >= kMaxExpansionDepth)
-    fail(use, "macro '" + use.text + "' nested more than " + std::to_string(kMaxExpansionDepth) +
-                  " deep: a macro cannot use itself");
+  if (stack_.size() >= kMaxExpansionDepth) {
+    // Reported at the outermost use, to spare a chain 200 deep, and the
+    // whole expansion abandoned: resuming the outer levels would recurse
+    // again from each of them.
+    Token outer = stack_.front().use;
+    stack_.clear();
+    fail(outer, "macro '" + use.text + "' nested more than " + std::to_string(kMaxExpansionDepth) +
+                    " deep: a macro cannot use itself");
+  }
 
   Activation act;
+  act.use = use;
   act.expansion = sources_.add_expansion("\tin expansion of macro: " + describe(use), use.loc);
   if (param) {
     act.body = &param->body;

@@ -36,6 +36,7 @@ struct Closure {
 
 // One macro (or parameter) being expanded.
 struct Activation {
+  Token use;  // the @name being expanded
   const std::vector<Token>* body = nullptr;
   std::shared_ptr<const Closure> closure;  // keeps a parameter's body alive
   std::shared_ptr<const ParamMap> params;  // what @name means inside

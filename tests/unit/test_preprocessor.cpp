@@ -400,7 +400,7 @@ TEST_CASE("pp: macro definition errors", "[preprocessor]") {
       {"@define f(a) %( @a %) x = @f(1", "could not find end of macro invocation",
        "identifier '@f' at <input>:1:27"},
       {"@define f %( @f %) x = @f", "macro '@f' nested more than 200 deep: a macro cannot use itself",
-       "identifier '@f' at <input>:1:14"},
+       "identifier '@f' at <input>:1:24"},
   };
   for (const Case& c : cases) {
     INFO("input: " << c.text);
@@ -411,6 +411,19 @@ TEST_CASE("pp: macro definition errors", "[preprocessor]") {
     CHECK(out.substr(0, out.find('\n')) == std::string("parse error: ") + c.message);
     CHECK(out.find("         at: " + at + "\n") != std::string::npos);
   }
+}
+
+TEST_CASE("pp: a recursive macro is stopped once", "[preprocessor]") {
+  // Each level uses the macro twice: resuming the outer levels after the
+  // error would take 2^200 steps.
+  Session s;
+  CHECK(s.texts("@define f %( @f @f %) a @f b") == "a <junk> b");
+  CHECK(s.diags.error_count() == 1);
+  CHECK(s.rendered() ==
+        "parse error: macro '@f' nested more than 200 deep: a macro cannot use itself\n"
+        "         at: operator '@f' at <input>:1:25\n"
+        "     source: @define f %( @f @f %) a @f b\n"
+        "                                     ^\n\n");
 }
 
 TEST_CASE("pp: a macro named like an @operator gets a warning", "[preprocessor]") {
