@@ -1,0 +1,178 @@
+#!/bin/bash
+# Golden tests of passes 1-2: runs every tests/golden/**/NAME.stp through
+# the stap binary under test and compares with NAME.expected.  The layout
+# and the rules are in README.md next to this script.
+#
+#   run_golden.sh STAP_BINARY [--update] [FILTER]
+#
+# --update rewrites the expected files from the current binary (review the
+# git diff before committing: never bless output blindly).  FILTER keeps
+# the cases whose path (relative to tests/golden) contains it.
+set -u
+
+usage() {
+  echo "usage: $0 STAP_BINARY [--update] [FILTER]" >&2
+  exit 2
+}
+
+[ $# -ge 1 ] || usage
+stap=$(realpath -e "$1" 2>/dev/null) || { echo "$0: no such binary: $1" >&2; exit 2; }
+shift
+update=0
+filter=""
+for arg in "$@"; do
+  case "$arg" in
+    --update) update=1 ;;
+    -*) usage ;;
+    *) filter="$arg" ;;
+  esac
+done
+
+root=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+failures=()
+
+# The pass a case runs to when its args line names none.
+default_pass() {
+  case "$1" in
+    parse/*) echo -p1 ;;
+    *) echo -p2 ;;
+  esac
+}
+
+# Splits the case's "#! args:" line (shell quoting allowed) into the
+# arrays opts (stap options) and script_args (after "--").
+read_args() {
+  local file=$1 rel=$2 line words=() w seen_dashes=0 has_pass=0
+  opts=()
+  script_args=()
+  IFS= read -r line < "$file" || line=""
+  if [[ "$line" == "#! args:"* ]]; then
+    eval "words=(${line#\#! args:})" || return 1
+  fi
+  for w in "${words[@]}"; do
+    if [ $seen_dashes = 1 ]; then
+      script_args+=("$w")
+    elif [ "$w" = "--" ]; then
+      seen_dashes=1
+    else
+      [[ "$w" == -p* ]] && has_pass=1
+      opts+=("$w")
+    fi
+  done
+  [ $has_pass = 1 ] || opts=("$(default_pass "$rel")" "${opts[@]}")
+  return 0
+}
+
+# True when the options stop after pass 1.
+is_pass1() {
+  local i
+  for ((i = 0; i < ${#opts[@]}; i++)); do
+    [ "${opts[i]}" = "-p1" ] && return 0
+    [ "${opts[i]}" = "-p" ] && [ "${opts[i + 1]:-}" = "1" ] && return 0
+  done
+  return 1
+}
+
+# The expected-file text: the primary stream, then the other one under a
+# marker line when it is not empty.
+compose() {
+  local primary=$1 other=$2 label=$3
+  cat "$primary"
+  if [ -s "$other" ]; then
+    [ -z "$(tail -c1 "$primary")" ] || echo
+    echo "--- $label"
+    cat "$other"
+  fi
+}
+
+fail() {
+  failed=$((failed + 1))
+  failures+=("$1")
+  echo "FAIL: $1: $2"
+}
+
+# Reprints the -p1 body through `stap -p1 -` and requires the same body.
+check_round_trip() {
+  local rel=$1
+  grep -v -e '^# parse tree dump$' -e '^# file ' "$work/out" > "$work/body"
+  if ! timeout 10 "$stap" -p1 - < "$work/body" > "$work/out2" 2> "$work/err2"; then
+    fail "$rel" "round trip: reparsing the -p1 output failed"
+    sed 's/^/    /' "$work/err2"
+    return 1
+  fi
+  grep -v -e '^# parse tree dump$' -e '^# file ' "$work/out2" > "$work/body2"
+  if ! diff -u --label printed --label reprinted "$work/body" "$work/body2" > "$work/rtdiff"; then
+    fail "$rel" "round trip: printing the reparsed -p1 output differs"
+    cat "$work/rtdiff"
+    return 1
+  fi
+  return 0
+}
+
+run_case() {
+  local case_file=$1 rel=${1#"$root"/} dir name expected rc want_fail=0
+  dir=$(dirname "$case_file")
+  name=$(basename "$case_file" .stp)
+  expected="$dir/$name.expected"
+  [[ "$name" == fail_* ]] && want_fail=1
+  if ! read_args "$case_file" "$rel"; then
+    fail "$rel" "cannot read its '#! args:' line"
+    return
+  fi
+  (cd "$dir" && exec timeout 10 "$stap" "${opts[@]}" "$name.stp" "${script_args[@]}") \
+    > "$work/out" 2> "$work/err"
+  rc=$?
+  if [ $want_fail = 1 ]; then
+    compose "$work/err" "$work/out" stdout > "$work/actual"
+  else
+    compose "$work/out" "$work/err" stderr > "$work/actual"
+  fi
+  [ $update = 1 ] && cp "$work/actual" "$expected"
+
+  if [ $want_fail = 1 ] && [ $rc -ne 1 ]; then
+    fail "$rel" "expected exit 1 (a fail_ case), got $rc"
+    sed 's/^/    /' "$work/actual"
+    return
+  fi
+  if [ $want_fail = 0 ] && [ $rc -ne 0 ]; then
+    fail "$rel" "expected exit 0, got $rc"
+    sed 's/^/    /' "$work/actual"
+    return
+  fi
+  if [ $want_fail = 0 ] && grep -qE '^([[:alnum:] ]*error:|ERROR)' "$work/err"; then
+    fail "$rel" "exit 0 but stderr reports an error"
+    sed 's/^/    /' "$work/err"
+    return
+  fi
+  if [ ! -f "$expected" ]; then
+    fail "$rel" "no expected file (run with --update, then review it)"
+    return
+  fi
+  if ! diff -u --label "$rel expected" --label "$rel actual" "$expected" "$work/actual" \
+       > "$work/diff"; then
+    fail "$rel" "output differs"
+    cat "$work/diff"
+    return
+  fi
+  if [ $want_fail = 0 ] && is_pass1; then
+    check_round_trip "$rel" || return
+  fi
+  passed=$((passed + 1))
+}
+
+while IFS= read -r case_file; do
+  rel=${case_file#"$root"/}
+  [ -z "$filter" ] || [[ "$rel" == *"$filter"* ]] || continue
+  run_case "$case_file"
+done < <(find "$root" -name '*.stp' -not -path "$root/tapsets/*" | LC_ALL=C sort)
+
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "failed cases:"
+  printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $((passed + failed)) -gt 0 ]
