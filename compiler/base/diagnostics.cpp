@@ -20,6 +20,12 @@ void Diagnostics::report(Diagnostic d) {
     }
   }
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) d.chain.push_back(*it);
+  // The same message at the same place is said once (recovery and
+  // re-elaboration can meet one fault twice).
+  std::string key = d.category + '\0' + d.message + '\0' + d.token + '\0' +
+                    std::to_string(d.loc.file) + ':' + std::to_string(d.loc.line) + ':' +
+                    std::to_string(d.loc.column) + ':' + std::to_string(d.loc.expansion);
+  if (!seen_.insert(std::move(key)).second) return;
   if (d.severity == Severity::error) ++errors_; else ++warnings_;
   list_.push_back(std::move(d));
 }

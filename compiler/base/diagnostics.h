@@ -12,6 +12,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,7 @@ class Diagnostics {
   const SourceManager& sources_;
   std::vector<Diagnostic> list_;
   std::vector<ExpansionStep> context_;
+  std::set<std::string> seen_;
   size_t flushed_ = 0;
   size_t errors_ = 0;
   size_t warnings_ = 0;

@@ -38,10 +38,8 @@ void parse_config(const std::string& text, std::map<std::string, std::string>& o
     if (line.rfind("CONFIG_", 0) != 0) continue;
     size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
-    std::string value = line.substr(eq + 1);
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);
-    out[line.substr(0, eq)] = value;
+    // String values keep their quotes, as stap compares them.
+    out[line.substr(0, eq)] = line.substr(eq + 1);
   }
 }
 

@@ -247,7 +247,8 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
     if (r != ParseOutcome::run) return r;
   }
 
-  std::vector<std::string> rest(words.begin() + optind, words.end());
+  // getopt permuted argv (not `words`): the operands are argv[optind..].
+  std::vector<std::string> rest(argv.begin() + optind, argv.begin() + argc);
   size_t next = 0;
   bool need_script = !have_e_ && o_.list_pattern.empty();
   if (need_script) {

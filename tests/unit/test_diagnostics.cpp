@@ -80,3 +80,14 @@ TEST_CASE("line_text copes with out-of-range lines and a missing final newline")
   CHECK(sm.line_text(f, 3).empty());
   CHECK(sm.line_text(f, 0).empty());
 }
+
+TEST_CASE("the same message at the same place is reported once") {
+  stap::SourceManager sm;
+  stap::FileId f = sm.add("t", "x y", stap::FileOrigin::user_script);
+  stap::Diagnostics d(sm);
+  d.semantic_error({f, 1, 1}, "bad");
+  d.semantic_error({f, 1, 1}, "bad");
+  d.semantic_error({f, 1, 3}, "bad");
+  CHECK(d.error_count() == 2);
+  CHECK(d.all().size() == 2);
+}

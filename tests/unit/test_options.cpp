@@ -123,7 +123,7 @@ TEST_CASE("every accepted option lands in Options") {
   CHECK(o.verbosity(2) == 1);
   CHECK(o.verbosity(5) == 2);
   CHECK(o.extra_scripts == std::vector<std::string>{"probe end {}"});
-  CHECK(o.later_pass_options.size() == 17);
+  CHECK(o.later_pass_options.size() == 14);
 }
 
 TEST_CASE("-l and -L need no script") {
