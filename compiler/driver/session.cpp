@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "driver/frontend.h"
+#include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
 #include "parse/printer.h"
 
@@ -75,7 +76,28 @@ FrontendConfig frontend_config(const Options& o) {
   return c;
 }
 
-// -l / -L: elaborate "probe PATTERN {}" and print each resolved point.
+// How `stap -l` names one derived probe: the alias name the user's point
+// matched (plus the components past it), or the concrete point.
+std::string listed_name(const DerivedProbe& p) {
+  const ast::ProbeDecl& decl = *p.decl;
+  if (decl.via_aliases.empty() || !decl.origin) return p.point->to_string();
+  const ast::AliasDecl& outer = *decl.via_aliases.back();
+  for (const ast::ProbePoint* user : decl.origin->points) {
+    for (const ast::ProbePoint* name : outer.names) {
+      AliasMatch m = match_alias_name(*user, *name);
+      if (m.kind == AliasMatch::Kind::none) continue;
+      ast::ProbePoint listed;
+      listed.components = name->components;
+      for (size_t i = m.length; i < user->components.size(); ++i)
+        listed.components.push_back(user->components[i]);
+      return listed.to_string();
+    }
+  }
+  return p.point->to_string();
+}
+
+// -l / -L: elaborate "probe PATTERN {}" and print each resolved point once,
+// sorted, as stap does.
 int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream& err) {
   if (o.list_with_vars) {
     err << "stap: -L (probe points with their variables) is not supported yet; "
@@ -88,11 +110,11 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
   ok = ok && fe.elaborate();
   diags.flush(err);
   if (!ok) return 1;
+  FileId listed_file = fe.program().files.front()->id;
   std::set<std::string> points;
   for (const DerivedProbe& p : fe.program().probes) {
-    if (!p.decl || p.decl->loc.file != fe.program().files.front()->id) continue;
-    points.insert(p.decl->derived_from.empty() ? p.point->to_string()
-                                               : p.decl->derived_from.front()->to_string());
+    const ast::ProbeDecl* user = p.decl->origin ? p.decl->origin : p.decl;
+    if (user->loc.file == listed_file) points.insert(listed_name(p));
   }
   for (const std::string& p : points) out << p << "\n";
   return 0;
