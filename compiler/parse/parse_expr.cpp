@@ -194,28 +194,44 @@ ast::Expr* Parser::parse_primary() {
 // name | name(args) | name[keys]
 ast::Expr* Parser::parse_identifier_expr() {
   const Token& name = advance();
-  if (accept_op("(")) {
-    auto* call = make<ast::CallExpr>(name.loc);
-    call->name = name.text;
-    if (!accept_op(")")) {
-      do {
-        call->args.push_back(parse_expr());
-      } while (accept_op(","));
-      expect_op(")");
-    }
-    return call;
-  }
+  if (at_op("(")) return parse_call(name);
   if (at_op("[")) return make_index(name, parse_index_list(false));
   auto* sym = make<ast::Symbol>(name.loc);
   sym->name = name.text;
   return sym;
 }
 
+// f(a, b).  As in stap, the print family is checked here: printf and
+// sprintf take a literal format, printd and friends a literal delimiter
+// and at least two values, print and sprint at least one value.
+ast::Expr* Parser::parse_call(const Token& name) {
+  const std::string& f = name.text;
+  bool format = f == "printf" || f == "sprintf";
+  bool delimited = f == "printd" || f == "printdln" || f == "sprintd" || f == "sprintdln";
+  size_t min_args = delimited ? 3 : (format || f == "print" || f == "sprint") ? 1 : 0;
+  auto* call = make<ast::CallExpr>(name.loc);
+  call->name = f;
+  expect_op("(");
+  if (min_args == 0 && accept_op(")")) return call;
+  const char* expected = (format || delimited) ? "expected one of ', )'" : "expected one of ') ,'";
+  for (;;) {
+    bool literal = call->args.empty() && (format || delimited);
+    call->args.push_back(literal ? parse_string() : parse_expr());
+    if (accept_op(",")) continue;
+    if (!at_op(")")) fail_here(expected);
+    if (call->args.size() < min_args)
+      fail_here(f + " needs a delimiter and at least two values to join");
+    break;
+  }
+  advance();
+  return call;
+}
+
 // [k1, k2, ...]; a '*' entry (a null pointer) where a slice is allowed.
 std::vector<ast::Expr*> Parser::parse_index_list(bool allow_wildcard) {
   expect_op("[");
   std::vector<ast::Expr*> keys;
-  do {
+  for (;;) {
     if (at_op("*") && (at_op(",", 1) || at_op("]", 1))) {
       if (!allow_wildcard)
         fail_here("'*' may only index an array in delete, 'in' and foreach");
@@ -224,9 +240,9 @@ std::vector<ast::Expr*> Parser::parse_index_list(bool allow_wildcard) {
     } else {
       keys.push_back(parse_expr());
     }
-  } while (accept_op(","));
-  expect_op("]");
-  return keys;
+    if (accept_op("]")) return keys;
+    if (!accept_op(",")) fail_here("expected one of '] ,'");
+  }
 }
 
 ast::ArrayIndex* Parser::make_index(const Token& name, std::vector<ast::Expr*> indexes) {

@@ -1,6 +1,8 @@
-// Statements.  A simple statement (expression, return, next, break,
-// continue, delete) takes one optional ';'; a further ';' is a null
-// statement, as in stap.
+// Statements.  Every statement takes one optional trailing ';'.  stap
+// makes a further ';' a null statement, but its own -p1 print puts a ';'
+// after every statement, including "if (c) {...}" and null statements
+// (";;"); absorbing one ';' everywhere parses that print back to the same
+// tree, and null statements do nothing either way.
 #include "parse/parser_impl.h"
 
 namespace stap::parse_detail {
@@ -24,6 +26,12 @@ ast::Block* Parser::parse_block() {
 
 ast::Stmt* Parser::parse_statement() {
   Nest nest(*this);
+  ast::Stmt* s = parse_statement_body();
+  accept_op(";");
+  return s;
+}
+
+ast::Stmt* Parser::parse_statement_body() {
   const Token& t = peek();
   if (t.is_op("{")) return parse_block();
   if (t.is_op(";")) {
@@ -49,14 +57,12 @@ ast::Stmt* Parser::parse_statement() {
       jump->kind = t.text == "next"    ? ast::JumpStmt::Kind::next
                    : t.text == "break" ? ast::JumpStmt::Kind::break_
                                        : ast::JumpStmt::Kind::continue_;
-      skip_optional_semicolon();
       return jump;
     }
     fail_here("expected statement");
   }
   auto* s = make<ast::ExprStmt>(t.loc);
   s->expr = parse_expr();
-  skip_optional_semicolon();
   return s;
 }
 
@@ -184,7 +190,6 @@ ast::Stmt* Parser::parse_return() {
   if (!in_function_) fail(t, "found 'return' not in function context");
   auto* s = make<ast::ReturnStmt>(advance().loc);
   if (!at_op(";") && !at_op("}")) s->value = parse_expr();
-  skip_optional_semicolon();
   return s;
 }
 
@@ -199,15 +204,13 @@ ast::Stmt* Parser::parse_delete() {
     sym->name = name.text;
     s->target = sym;
   }
-  skip_optional_semicolon();
   return s;
 }
 
 // try { } catch [(var)] { }
 ast::Stmt* Parser::parse_try() {
   auto* s = make<ast::TryStmt>(advance().loc);
-  if (!at_op("{")) fail_here("expected '{'");
-  s->try_block = parse_block();
+  s->try_block = parse_try_part();
   expect_keyword("catch");
   if (accept_op("(")) {
     const Token& v = expect_identifier();
@@ -215,9 +218,19 @@ ast::Stmt* Parser::parse_try() {
     s->catch_var->name = v.text;
     expect_op(")");
   }
-  if (!at_op("{")) fail_here("expected '{'");
-  s->catch_block = parse_block();
+  s->catch_block = parse_try_part();
   return s;
+}
+
+// stap prints "try {\n{ body }\n} catch {\n{ body }\n}": a block holding
+// only a block is unwrapped, so that print parses back to the same tree
+// (nested braces do nothing in stap: locals are not block-scoped).
+ast::Block* Parser::parse_try_part() {
+  if (!at_op("{")) fail_here("expected '{'");
+  ast::Block* block = parse_block();
+  if (block->statements.size() == 1)
+    if (auto* inner = dynamic_cast<ast::Block*>(block->statements[0])) return inner;
+  return block;
 }
 
 }  // namespace stap::parse_detail

@@ -195,9 +195,24 @@ void Parser::parse_private(ast::File& file) {
 
 void Parser::parse_globals(ast::File& file, bool is_private) {
   do {
-    file.globals.push_back(parse_global_decl(is_private));
+    const Token& name = peek();
+    ast::VarDecl* var = parse_global_decl(is_private);
+    check_duplicate_global(file, *var, name);
   } while (accept_op(","));
   accept_op(";");
+}
+
+// stap rejects a name declared twice in one file, with or without
+// 'private'; the first declaration stays.
+void Parser::check_duplicate_global(ast::File& file, ast::VarDecl& var, const Token& name) {
+  for (const ast::VarDecl* other : file.globals) {
+    if (other->name != var.name) continue;
+    report(name, other->is_private == var.is_private
+                     ? "duplicate global name"
+                     : "global versus private variable declaration conflict");
+    return;
+  }
+  file.globals.push_back(&var);
 }
 
 // name[:type][%][[N]][= literal]
@@ -249,6 +264,8 @@ void Parser::parse_function(ast::File& file, bool is_private) {
   expect_op("(");
   while (!accept_op(")")) {
     const Token& p = expect_identifier();
+    for (const ast::FunctionParam& earlier : fn->params)
+      if (earlier.name == p.text) report(p, "duplicate parameter names");
     ast::FunctionParam param;
     param.name = p.text;
     param.loc = p.loc;
@@ -257,7 +274,7 @@ void Parser::parse_function(ast::File& file, bool is_private) {
       param.type_declared = true;
     }
     fn->params.push_back(param);
-    if (!at_op(")")) expect_op(",");
+    if (!at_op(")") && !accept_op(",")) fail_here("expected ',' or ')'");
   }
   if (peek().kind == TokenKind::embedded_code) {
     // Keep the declaration so calls to it do not cascade into more errors.
@@ -304,7 +321,7 @@ int digit_value(char c) {
 }
 
 // The magnitude of a number token; false when malformed or above 2^64-1.
-bool number_magnitude(const std::string& text, uint64_t& out, bool& decimal) {
+bool number_magnitude(const std::string& text, uint64_t& out) {
   size_t i = 0;
   unsigned base = 10;
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
@@ -314,7 +331,6 @@ bool number_magnitude(const std::string& text, uint64_t& out, bool& decimal) {
   } else if (text.size() > 1 && text[0] == '0') {
     base = 8, i = 1;
   }
-  decimal = base == 10;
   if (i >= text.size()) return false;
   uint64_t v = 0;
   for (; i < text.size(); ++i) {
@@ -329,16 +345,13 @@ bool number_magnitude(const std::string& text, uint64_t& out, bool& decimal) {
 
 }  // namespace
 
-// Decimal literals must fit a signed 64-bit long (-9223372036854775808
-// included, written with its minus sign); hex, octal and binary ones are
-// bit patterns and may use all 64 bits (0xffffffffffffffff is -1).
+// Like stap, a literal may use all 64 bits in any base and wraps:
+// 18446744073709551615 and 0xffffffffffffffff are -1.  A minus sign in
+// front (probe point arguments, global initialisers, and
+// -9223372036854775808 in expressions) negates the magnitude.
 ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
   uint64_t magnitude = 0;
-  bool decimal = true;
-  bool ok = number_magnitude(t.text, magnitude, decimal);
-  uint64_t limit = decimal ? (negated ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX))
-                           : UINT64_MAX;
-  if (!ok || magnitude > limit) fail(t, "number invalid or out of range");
+  if (!number_magnitude(t.text, magnitude)) fail(t, "number invalid or out of range");
   auto* n = make<ast::NumberLit>(t.loc);
   n->value = negated ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
   n->text = negated ? "-" + t.text : t.text;

@@ -76,6 +76,7 @@ class Parser {
   void parse_private(ast::File& file);
   void parse_globals(ast::File& file, bool is_private);
   ast::VarDecl* parse_global_decl(bool is_private);
+  void check_duplicate_global(ast::File& file, ast::VarDecl& var, const Token& name);
   void parse_function(ast::File& file, bool is_private);
   ast::Type parse_type_suffix();  // after ':'
   ast::Expr* parse_literal();     // string, number or -number
@@ -94,6 +95,7 @@ class Parser {
   // ---- statements (parse_stmt.cpp)
   ast::Block* parse_block();
   ast::Stmt* parse_statement();
+  ast::Stmt* parse_statement_body();
   ast::Stmt* parse_if();
   ast::Stmt* parse_while();
   ast::Stmt* parse_for();
@@ -104,7 +106,7 @@ class Parser {
   ast::Stmt* parse_return();
   ast::Stmt* parse_delete();
   ast::Stmt* parse_try();
-  void skip_optional_semicolon() { accept_op(";"); }
+  ast::Block* parse_try_part();
 
   // ---- expressions (parse_expr.cpp)
   ast::Expr* parse_expr();
@@ -115,6 +117,7 @@ class Parser {
   ast::Expr* parse_postfix();
   ast::Expr* parse_primary();
   ast::Expr* parse_identifier_expr();
+  ast::Expr* parse_call(const Token& name);
   std::vector<ast::Expr*> parse_index_list(bool allow_wildcard);  // after '['
   ast::ArrayIndex* make_index(const Token& name, std::vector<ast::Expr*> indexes);
 
