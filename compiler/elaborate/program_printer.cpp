@@ -28,7 +28,10 @@ namespace stap {
 namespace {
 
 std::string var_text(const ast::VarDecl& v) {
-  std::string s = v.name + ":" + ast::type_name(v.type);
+  std::string s = v.name;
+  if (v.wrap) s += "%";
+  if (v.max_entries > 0) s += "[" + std::to_string(v.max_entries) + "]";
+  s += std::string(":") + ast::type_name(v.type);
   if (!v.index_types.empty()) {
     s += " [";
     for (size_t i = 0; i < v.index_types.size(); ++i)
@@ -57,6 +60,12 @@ void print_body(const ast::Block* body, std::ostream& out) {
   else
     print_stmt(*body, out);
   out << " }\n";
+}
+
+void print_locals(const std::vector<ast::VarDecl*>& locals, std::ostream& out) {
+  if (locals.empty()) return;
+  out << "  # locals\n";
+  for (const ast::VarDecl* l : locals) out << "  " << var_text(*l) << '\n';
 }
 
 struct FunctionEntry {
@@ -96,6 +105,7 @@ void print_program(const Program& program, std::ostream& out, int verbose) {
     out << "# functions\n";
     for (const FunctionEntry& f : functions) {
       out << f.text << '\n';
+      if (f.decl) print_locals(f.decl->locals, out);
       if (verbose > 0 && f.decl) print_body(f.decl->body, out);
     }
   }
@@ -105,10 +115,7 @@ void print_program(const Program& program, std::ostream& out, int verbose) {
       if (!dp.decl) continue;
       out << (dp.point ? point_text(*dp.point) : std::string()) << derivation_note(*dp.decl)
           << '\n';
-      if (!dp.decl->locals.empty()) {
-        out << "  # locals\n";
-        for (const ast::VarDecl* l : dp.decl->locals) out << "  " << var_text(*l) << '\n';
-      }
+      print_locals(dp.decl->locals, out);
       if (verbose > 0) print_body(dp.decl->body, out);
     }
   }

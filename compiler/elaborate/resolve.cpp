@@ -84,6 +84,7 @@ class Resolver : public TraversingVisitor {
   void use_symbol(Symbol& sym, int arity, Use use);
   void use_base(Expr* base, int arity, Use use);
   void check_arity(VarDecl& decl, int arity, const Symbol& sym);
+  static void mark_use(VarDecl& decl, Use use);
   void note_global(VarDecl* g);
   void resolve_call(CallExpr& call);
   std::vector<FunctionDecl*> candidates(const std::string& name, FileId file);
@@ -186,8 +187,7 @@ void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
     if (!decl) return;
     used_.insert(decl);
     note_global(decl);
-    if (use == Use::read || use == Use::stats_read) decl->read = true;
-    else decl->written = true;
+    mark_use(*decl, use);
     return;
   }
   if (!decl) decl = lookup(sym.name, sym.loc.file);
@@ -208,16 +208,17 @@ void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
   }
   sym.decl = decl;
   note_global(decl);
-  bool stats = use == Use::stats_write || use == Use::stats_read;
-  if (stats && decl->scope != VarDecl::Scope::global) {
-    diags_.semantic_error(sym.loc, "stat locals not supported, missing global declaration? ",
-                          ident(sym.name));
-  }
   check_arity(*decl, arity, sym);
-  // x++ and x += 1 write x without counting as a read: stap still shows
-  // such a global at exit.
-  if (use == Use::read || use == Use::stats_read) decl->read = true;
-  else decl->written = true;
+  mark_use(*decl, use);
+}
+
+// x++ and x += 1 read a local (its assignments must stay) but not a
+// global (stap still shows such a global at exit as written-only).
+void Resolver::mark_use(VarDecl& decl, Use use) {
+  bool global = decl.scope == VarDecl::Scope::global;
+  if (use == Use::read || use == Use::stats_read || (use == Use::update && !global))
+    decl.read = true;
+  if (use != Use::read && use != Use::stats_read) decl.written = true;
 }
 
 void Resolver::check_arity(VarDecl& decl, int arity, const Symbol& sym) {
@@ -378,6 +379,11 @@ void Resolver::resolve_call(CallExpr& call) {
   }
   if (chosen) {
     call.decl = chosen;
+    // The builtin stays in the overload set, as a tapset function of the
+    // same name and arity stays in stap's (reachable through `next`).
+    if (builtin && builtin->listed &&
+        std::find(builtins_.begin(), builtins_.end(), builtin) == builtins_.end())
+      builtins_.push_back(builtin);
     if (functions_seen_.insert(chosen).second) {
       functions_.push_back(chosen);
       pending_.push_back(chosen);

@@ -80,6 +80,7 @@ class TypeChecker : public TraversingVisitor {
   Type check(Expr* e, Type expected);
   Type hint(const Expr* e) const;
   void check_pair(Expr* left, Expr* right, Type expected);
+  void check_declared(Expr* arg, Type declared);
   void check_indexes(VarDecl* decl, const std::vector<Expr*>& indexes);
   void infer_decl(VarDecl* decl, Type t, const Expr& at);
   void infer_index(VarDecl* decl, size_t i, Type t, const Expr& at);
@@ -171,6 +172,10 @@ Origin TypeChecker::declared_origin(const VarDecl& decl) const {
 
 void TypeChecker::infer_decl(VarDecl* decl, Type t, const Expr& at) {
   if (!decl || t == kUnknown) return;
+  if (t == Type::stats && decl->scope != VarDecl::Scope::global) {
+    error(at.loc, "stat locals not supported, missing global declaration? ", describe_expr(at));
+    return;
+  }
   if (decl->type == kUnknown) {
     decl->type = t;
     decl_origin_[decl] = {at.loc, describe_expr(at)};
@@ -251,11 +256,27 @@ Type TypeChecker::check(Expr* e, Type expected) {
 }
 
 // Operands that must agree: "=", comparisons, the branches of "?:".
+// A literal on the right lends its type to the left and is blamed for
+// nothing more; otherwise the left lends its type to the right.
 void TypeChecker::check_pair(Expr* left, Expr* right, Type expected) {
   Type h = hint(right);
   Type l = check(left, h != kUnknown ? h : expected);
-  check(right, l != kUnknown ? l : expected);
+  check(right, h != kUnknown || l == kUnknown ? expected : l);
   if (left->type == kUnknown && right->type != kUnknown) check(left, right->type);
+}
+
+// An argument for a parameter of declared type.  stap names the two types
+// the other way round in this message; users grep it, so it stays.
+void TypeChecker::check_declared(Expr* arg, Type declared) {
+  Type t = check(arg, kUnknown);
+  if (t == kUnknown) {
+    check(arg, declared);
+  } else if (t != declared && declared != kUnknown) {
+    error(arg->loc,
+          std::string("type mismatch: expected ") + type_name(t) + " but found " +
+              type_name(declared),
+          describe_expr(*arg));
+  }
 }
 
 // ---------------------------------------------------------------- variables
@@ -336,7 +357,10 @@ void TypeChecker::visit(BinaryExpr& n) {
 
 void TypeChecker::visit(TernaryExpr& n) {
   check(n.cond, Type::long_);
-  check_pair(n.then_expr, n.else_expr, expected_);
+  Type t = check(n.then_expr, expected_);
+  check(n.else_expr, t != kUnknown ? t : expected_);
+  if (n.then_expr->type == kUnknown && n.else_expr->type != kUnknown)
+    check(n.then_expr, n.else_expr->type);
   n.type = n.then_expr->type != kUnknown ? n.then_expr->type : n.else_expr->type;
 }
 
@@ -423,6 +447,10 @@ void TypeChecker::visit(CallExpr& n) {
   if (FunctionDecl* fn = n.decl) {
     for (size_t i = 0; i < n.args.size() && i < fn->param_decls.size(); ++i) {
       VarDecl* p = fn->param_decls[i];
+      if (p->type_declared) {
+        check_declared(n.args[i], p->type);
+        continue;
+      }
       Type t = check(n.args[i], kUnknown);
       infer_decl(p, t, *n.args[i]);
       if (t == kUnknown && p->type != kUnknown) check(n.args[i], p->type);
@@ -441,7 +469,12 @@ void TypeChecker::visit(CallExpr& n) {
     }
     return;
   }
-  for (size_t i = 0; i < n.args.size(); ++i) check(n.args[i], i < types.size() ? types[i] : kUnknown);
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    Type t = i < types.size() ? types[i] : kUnknown;
+    // A fixed parameter is a declared one in stap's tapsets.
+    if (b->shape == ArgShape::fixed) check_declared(n.args[i], t);
+    else check(n.args[i], t);
+  }
   n.type = b->return_type;
 }
 
