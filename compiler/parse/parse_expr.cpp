@@ -66,9 +66,9 @@ ast::Expr* Parser::parse_expr() {
 }
 
 ast::Expr* Parser::parse_ternary() {
-  Nest nest(*this);
   ast::Expr* cond = parse_binary(0);
   if (!at_op("?")) return cond;
+  Nest nest(*this);  // a ? b : c ? d : ... nests on the right
   auto* e = make<ast::TernaryExpr>(advance().loc);
   e->cond = cond;
   e->then_expr = parse_expr();
@@ -127,7 +127,6 @@ ast::Expr* Parser::parse_in_list() {
 }
 
 ast::Expr* Parser::parse_unary() {
-  Nest nest(*this);
   const Token& t = peek();
   if (t.kind != TokenKind::op) return parse_postfix();
   // -9223372036854775808 is one literal: its magnitude alone overflows.
@@ -144,6 +143,7 @@ ast::Expr* Parser::parse_unary() {
   else if (t.text == "--") op = ast::UnaryOp::pre_dec;
   else if (t.text == "&") return parse_address_of();
   else return parse_postfix();
+  Nest nest(*this);  // - - - x nests
   advance();
   auto* e = make<ast::UnaryExpr>(t.loc);
   e->op = op;

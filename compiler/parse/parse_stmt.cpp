@@ -10,7 +10,6 @@ namespace stap::parse_detail {
 // { statement... }  The statement loop is where errors inside a body are
 // caught: the rest of the bad statement is skipped and parsing goes on.
 ast::Block* Parser::parse_block() {
-  Nest nest(*this);
   auto* block = make<ast::Block>(expect_op("{").loc);
   for (;;) {
     if (accept_op("}")) return block;

@@ -146,13 +146,22 @@ ast::Expr* Parser::parse_at_var() {
   return var;
 }
 
+// The bucket bounds of @hist_linear and the shift of @variance are literal
+// numbers, possibly negative, as in stap.
+ast::NumberLit* Parser::parse_number_literal() {
+  bool negated = at_op("-") && peek(1).kind == TokenKind::number;
+  if (negated) advance();
+  if (peek().kind != TokenKind::number) fail_here("expected number");
+  return make_number(advance(), negated);
+}
+
 // @count(x) ... @variance(x[, shift])
 ast::Expr* Parser::parse_stat(ast::StatOp op) {
   auto* stat = make<ast::StatExpr>(advance().loc);
   stat->op = op;
   expect_op("(");
   stat->operand = parse_expr();
-  if (op == ast::StatOp::variance && accept_op(",")) stat->shift = parse_expr();
+  if (op == ast::StatOp::variance && accept_op(",")) stat->shift = parse_number_literal();
   expect_op(")");
   return stat;
 }
@@ -165,11 +174,11 @@ ast::Expr* Parser::parse_hist(bool linear) {
   hist->operand = parse_expr();
   if (linear) {
     expect_op(",");
-    hist->low = parse_expr();
+    hist->low = parse_number_literal();
     expect_op(",");
-    hist->high = parse_expr();
+    hist->high = parse_number_literal();
     expect_op(",");
-    hist->step = parse_expr();
+    hist->step = parse_number_literal();
   }
   expect_op(")");
   return hist;

@@ -236,8 +236,6 @@ ast::VarDecl* Parser::parse_global_decl(bool is_private) {
     expect_op("]");
     var->is_array = true;
     var->max_entries = n->value;
-  } else if (var->wrap) {
-    var->is_array = true;  // "global a%": a wrapping array of default size
   }
   if (!var->is_array && accept_op("=")) var->init = parse_literal();
   return var;

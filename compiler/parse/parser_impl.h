@@ -129,6 +129,7 @@ class Parser {
   ast::Expr* parse_at_var();
   ast::Expr* parse_stat(ast::StatOp op);
   ast::Expr* parse_hist(bool linear);
+  ast::NumberLit* parse_number_literal();
   ast::Expr* parse_at_op(const std::string& name, size_t min_args, size_t max_args);
   ast::Expr* parse_address_of();
 
