@@ -50,12 +50,12 @@ std::string function_text(const ast::FunctionDecl& fn) {
   return s + ")";
 }
 
-// stap prints a body inside "{ }"; a block of one plain statement shows
-// as that statement, the way stap's optimiser leaves it.
+// stap prints a body inside "{ }"; a block of one statement shows as that
+// statement, the way stap's optimiser leaves it.
 void print_body(const ast::Block* body, std::ostream& out) {
   if (!body) return;
   out << "{ ";
-  if (body->statements.size() == 1 && !dynamic_cast<const ast::Block*>(body->statements[0]))
+  if (body->statements.size() == 1)
     print_stmt(*body->statements[0], out);
   else
     print_stmt(*body, out);
