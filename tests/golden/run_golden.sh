@@ -8,6 +8,10 @@
 # --update rewrites the expected files from the current binary (review the
 # git diff before committing: never bless output blindly).  FILTER keeps
 # the cases whose path (relative to tests/golden) contains it.
+#
+# Files are read and compared with bash builtins; a process is started
+# only for stap itself and for diff when something differs, so the whole
+# suite stays a matter of seconds.
 set -u
 
 usage() {
@@ -35,13 +39,11 @@ passed=0
 failed=0
 failures=()
 
-# The pass a case runs to when its args line names none.
-default_pass() {
-  case "$1" in
-    parse/*) echo -p1 ;;
-    *) echo -p2 ;;
-  esac
+# slurp VAR FILE: the whole file, trailing newlines included.
+slurp() {
+  IFS= read -r -d '' "$1" < "$2" || true
 }
+
 
 # Splits the case's "#! args:" line (shell quoting allowed) into the
 # arrays opts (stap options) and script_args (after "--").
@@ -63,7 +65,12 @@ read_args() {
       opts+=("$w")
     fi
   done
-  [ $has_pass = 1 ] || opts=("$(default_pass "$rel")" "${opts[@]}")
+  if [ $has_pass = 0 ]; then
+    case "$rel" in
+      parse/*) opts=(-p1 "${opts[@]}") ;;
+      *) opts=(-p2 "${opts[@]}") ;;
+    esac
+  fi
   return 0
 }
 
@@ -77,16 +84,27 @@ is_pass1() {
   return 1
 }
 
-# The expected-file text: the primary stream, then the other one under a
-# marker line when it is not empty.
+# compose PRIMARY OTHER LABEL: the expected-file text, in $composed: the
+# primary stream, then the other one under a marker line when not empty.
 compose() {
-  local primary=$1 other=$2 label=$3
-  cat "$primary"
-  if [ -s "$other" ]; then
-    [ -z "$(tail -c1 "$primary")" ] || echo
-    echo "--- $label"
-    cat "$other"
+  composed=$1
+  if [ -n "$2" ]; then
+    [ -z "$composed" ] || [[ "$composed" == *$'\n' ]] || composed+=$'\n'
+    composed+="--- $3"$'\n'"$2"
   fi
+}
+
+# strip_headers TEXT: TEXT without the "# parse tree dump" and "# file"
+# lines, in $stripped.
+strip_headers() {
+  local line
+  stripped=""
+  while IFS= read -r line || [ -n "$line" ]; do
+    [[ "$line" == "# parse tree dump" || "$line" == "# file "* ]] && continue
+    stripped+="$line"$'\n'
+  done <<< "$1"
+  # The here-string added one newline at the end; drop it again.
+  [[ "$1" == *$'\n' ]] || stripped=${stripped%$'\n'}
 }
 
 fail() {
@@ -95,28 +113,41 @@ fail() {
   echo "FAIL: $1: $2"
 }
 
-# Reprints the -p1 body through `stap -p1 -` and requires the same body.
+indent() {
+  local line
+  while IFS= read -r line || [ -n "$line" ]; do
+    echo "    $line"
+  done <<< "$1"
+}
+
+# Reprints the -p1 output through `stap -p1 -` and requires the same body.
 check_round_trip() {
-  local rel=$1
-  grep -v -e '^# parse tree dump$' -e '^# file ' "$work/out" > "$work/body"
+  local rel=$1 body reprinted err2
+  strip_headers "$out_text"
+  body=$stripped
+  printf '%s' "$body" > "$work/body"
   if ! timeout 10 "$stap" -p1 - < "$work/body" > "$work/out2" 2> "$work/err2"; then
     fail "$rel" "round trip: reparsing the -p1 output failed"
-    sed 's/^/    /' "$work/err2"
+    slurp err2 "$work/err2"
+    indent "$err2"
     return 1
   fi
-  grep -v -e '^# parse tree dump$' -e '^# file ' "$work/out2" > "$work/body2"
-  if ! diff -u --label printed --label reprinted "$work/body" "$work/body2" > "$work/rtdiff"; then
+  slurp reprinted "$work/out2"
+  strip_headers "$reprinted"
+  if [ "$stripped" != "$body" ]; then
     fail "$rel" "round trip: printing the reparsed -p1 output differs"
-    cat "$work/rtdiff"
+    printf '%s' "$stripped" > "$work/body2"
+    diff -u --label printed --label reprinted "$work/body" "$work/body2"
     return 1
   fi
   return 0
 }
 
 run_case() {
-  local case_file=$1 rel=${1#"$root"/} dir name expected rc want_fail=0
-  dir=$(dirname "$case_file")
-  name=$(basename "$case_file" .stp)
+  local case_file=$1 rel=${1#"$root"/} dir name expected rc want_fail=0 expected_text
+  dir=${case_file%/*}
+  name=${case_file##*/}
+  name=${name%.stp}
   expected="$dir/$name.expected"
   [[ "$name" == fail_* ]] && want_fail=1
   if ! read_args "$case_file" "$rel"; then
@@ -126,36 +157,39 @@ run_case() {
   (cd "$dir" && exec timeout 10 "$stap" "${opts[@]}" "$name.stp" "${script_args[@]}") \
     > "$work/out" 2> "$work/err"
   rc=$?
+  slurp out_text "$work/out"
+  slurp err_text "$work/err"
   if [ $want_fail = 1 ]; then
-    compose "$work/err" "$work/out" stdout > "$work/actual"
+    compose "$err_text" "$out_text" stdout
   else
-    compose "$work/out" "$work/err" stderr > "$work/actual"
+    compose "$out_text" "$err_text" stderr
   fi
-  [ $update = 1 ] && cp "$work/actual" "$expected"
+  [ $update = 1 ] && printf '%s' "$composed" > "$expected"
 
   if [ $want_fail = 1 ] && [ $rc -ne 1 ]; then
     fail "$rel" "expected exit 1 (a fail_ case), got $rc"
-    sed 's/^/    /' "$work/actual"
+    indent "$composed"
     return
   fi
   if [ $want_fail = 0 ] && [ $rc -ne 0 ]; then
     fail "$rel" "expected exit 0, got $rc"
-    sed 's/^/    /' "$work/actual"
+    indent "$composed"
     return
   fi
-  if [ $want_fail = 0 ] && grep -qE '^([[:alnum:] ]*error:|ERROR)' "$work/err"; then
+  if [ $want_fail = 0 ] && [[ "$err_text" =~ (^|$'\n')([[:alnum:] ]*error:|ERROR) ]]; then
     fail "$rel" "exit 0 but stderr reports an error"
-    sed 's/^/    /' "$work/err"
+    indent "$err_text"
     return
   fi
   if [ ! -f "$expected" ]; then
     fail "$rel" "no expected file (run with --update, then review it)"
     return
   fi
-  if ! diff -u --label "$rel expected" --label "$rel actual" "$expected" "$work/actual" \
-       > "$work/diff"; then
+  slurp expected_text "$expected"
+  if [ "$expected_text" != "$composed" ]; then
     fail "$rel" "output differs"
-    cat "$work/diff"
+    printf '%s' "$composed" > "$work/actual"
+    diff -u --label "$rel expected" --label "$rel actual" "$expected" "$work/actual"
     return
   fi
   if [ $want_fail = 0 ] && is_pass1; then
