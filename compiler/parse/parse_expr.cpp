@@ -155,6 +155,11 @@ ast::Expr* Parser::parse_unary() {
 
 ast::Expr* Parser::parse_postfix() {
   ast::Expr* operand = parse_primary();
+  // stap's "autocast" (x->f on a value whose type it tracked) is not
+  // supported; say what to write instead.
+  if (at_op("->"))
+    fail_here("'->' needs a target variable, @cast or @var on its left; "
+              "write @cast(value, \"type\")->field");
   if (!at_op("++") && !at_op("--")) return operand;
   const Token& op = advance();
   auto* e = make<ast::UnaryExpr>(op.loc);

@@ -478,6 +478,15 @@ TEST_CASE("parser: target variables", "[parser]") {
             "expected a target variable, @cast or @var after '&'") != std::string::npos);
   CHECK(one_error("probe begin { x = $x-> }").find("expected identifier or keyword") !=
         std::string::npos);
+  // stap's autocast is not supported: a clear message instead.
+  CHECK(one_error("probe begin { x = t->pid }") ==
+        "parse error: '->' needs a target variable, @cast or @var on its left; "
+        "write @cast(value, \"type\")->field\n"
+        "        saw: operator '->' at <input>:1:20\n"
+        "     source: probe begin { x = t->pid }\n"
+        "                                ^\n\n");
+  CHECK(one_error("probe begin { x = f()->pid }").find("'->' needs a target variable") !=
+        std::string::npos);
 }
 
 TEST_CASE("parser: @cast, @var and the @-operators", "[parser]") {
