@@ -9,9 +9,9 @@
 # git diff before committing: never bless output blindly).  FILTER keeps
 # the cases whose path (relative to tests/golden) contains it.
 #
-# Files are read and compared with bash builtins; a process is started
-# only for stap itself and for diff when something differs, so the whole
-# suite stays a matter of seconds.
+# Cases run in parallel (one job per CPU); files are read and compared
+# with bash builtins, so a process is started only for stap itself and for
+# diff when something differs: the whole suite takes seconds.
 set -u
 
 usage() {
@@ -35,9 +35,7 @@ done
 root=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-failures=()
+jobs_max=$(nproc 2>/dev/null || echo 2)
 
 # slurp VAR FILE: the whole file, trailing newlines included.
 slurp() {
@@ -107,10 +105,10 @@ strip_headers() {
   [[ "$1" == *$'\n' ]] || stripped=${stripped%$'\n'}
 }
 
+# fail REL WHY: reports a failed case (run_case stops at the first).
 fail() {
-  failed=$((failed + 1))
-  failures+=("$1")
   echo "FAIL: $1: $2"
+  echo fail > "$scratch/status"
 }
 
 indent() {
@@ -125,19 +123,19 @@ check_round_trip() {
   local rel=$1 body reprinted err2
   strip_headers "$out_text"
   body=$stripped
-  printf '%s' "$body" > "$work/body"
-  if ! timeout 10 "$stap" -p1 - < "$work/body" > "$work/out2" 2> "$work/err2"; then
+  printf '%s' "$body" > "$scratch/body"
+  if ! timeout 10 "$stap" -p1 - < "$scratch/body" > "$scratch/out2" 2> "$scratch/err2"; then
     fail "$rel" "round trip: reparsing the -p1 output failed"
-    slurp err2 "$work/err2"
+    slurp err2 "$scratch/err2"
     indent "$err2"
     return 1
   fi
-  slurp reprinted "$work/out2"
+  slurp reprinted "$scratch/out2"
   strip_headers "$reprinted"
   if [ "$stripped" != "$body" ]; then
     fail "$rel" "round trip: printing the reparsed -p1 output differs"
-    printf '%s' "$stripped" > "$work/body2"
-    diff -u --label printed --label reprinted "$work/body" "$work/body2"
+    printf '%s' "$stripped" > "$scratch/body2"
+    diff -u --label printed --label reprinted "$scratch/body" "$scratch/body2"
     return 1
   fi
   return 0
@@ -155,10 +153,10 @@ run_case() {
     return
   fi
   (cd "$dir" && exec timeout 10 "$stap" "${opts[@]}" "$name.stp" "${script_args[@]}") \
-    > "$work/out" 2> "$work/err"
+    > "$scratch/out" 2> "$scratch/err"
   rc=$?
-  slurp out_text "$work/out"
-  slurp err_text "$work/err"
+  slurp out_text "$scratch/out"
+  slurp err_text "$scratch/err"
   if [ $want_fail = 1 ]; then
     compose "$err_text" "$out_text" stdout
   else
@@ -188,21 +186,53 @@ run_case() {
   slurp expected_text "$expected"
   if [ "$expected_text" != "$composed" ]; then
     fail "$rel" "output differs"
-    printf '%s' "$composed" > "$work/actual"
-    diff -u --label "$rel expected" --label "$rel actual" "$expected" "$work/actual"
+    printf '%s' "$composed" > "$scratch/actual"
+    diff -u --label "$rel expected" --label "$rel actual" "$expected" "$scratch/actual"
     return
   fi
   if [ $want_fail = 0 ] && is_pass1; then
     check_round_trip "$rel" || return
   fi
-  passed=$((passed + 1))
+  echo pass > "$scratch/status"
 }
 
+# Cases run in parallel (one job per CPU), each in its own scratch
+# directory; their reports are printed afterwards in case order.
+cases=()
 while IFS= read -r case_file; do
   rel=${case_file#"$root"/}
   [ -z "$filter" ] || [[ "$rel" == *"$filter"* ]] || continue
-  run_case "$case_file"
+  cases+=("$case_file")
 done < <(find "$root" -name '*.stp' -not -path "$root/tapsets/*" | LC_ALL=C sort)
+
+running=0
+for i in "${!cases[@]}"; do
+  if [ $running -ge "$jobs_max" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  scratch="$work/$i"
+  mkdir "$scratch"
+  run_case "${cases[i]}" > "$scratch/report" 2>&1 &
+  running=$((running + 1))
+done
+wait
+
+passed=0
+failed=0
+failures=()
+for i in "${!cases[@]}"; do
+  scratch="$work/$i"
+  cat "$scratch/report"
+  status=fail
+  [ -f "$scratch/status" ] && IFS= read -r status < "$scratch/status"
+  if [ "$status" = pass ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failures+=("${cases[i]#"$root"/}")
+  fi
+done
 
 if [ ${#failures[@]} -gt 0 ]; then
   echo "failed cases:"
