@@ -59,6 +59,18 @@ void Diagnostics::warning(SourceLoc loc, std::string message, std::string token)
   report(std::move(d));
 }
 
+void Diagnostics::plain_error(std::string message) {
+  Diagnostic d;
+  d.message = std::move(message);
+  report(std::move(d));
+}
+
+size_t Diagnostics::count_of(const std::string& category) const {
+  size_t n = 0;
+  for (const Diagnostic& d : list_) n += d.category == category;
+  return n;
+}
+
 namespace {
 
 // Prints "<label>: <text>" with the label right-aligned to `width`.
@@ -84,6 +96,10 @@ void source_line(std::ostream& out, const SourceManager& sources, size_t width,
 }  // namespace
 
 void Diagnostics::render(const Diagnostic& d, std::ostream& out) const {
+  if (d.category.empty()) {
+    out << d.message << '\n';
+    return;
+  }
   size_t width = d.category.size() + 2;
   std::string where = format_loc(sources_, d.loc);
   out << d.category << ": " << d.message;

@@ -54,6 +54,9 @@ class Diagnostics {
   void parse_error(SourceLoc loc, std::string message, std::string saw_token);
   void semantic_error(SourceLoc loc, std::string message, std::string token = {});
   void warning(SourceLoc loc, std::string message, std::string token = {});
+  // A message with no category and no location, e.g. "Input file 'x' is
+  // empty.", as stap prints a few driver-level errors.
+  void plain_error(std::string message);
 
   // Chain pushed by the elaborator while it works inside an expansion;
   // every diagnostic reported meanwhile gets a copy.
@@ -61,6 +64,7 @@ class Diagnostics {
   void pop_expansion() { context_.pop_back(); }
 
   size_t error_count() const { return errors_; }
+  size_t count_of(const std::string& category) const;
   size_t warning_count() const { return warnings_; }
   const std::vector<Diagnostic>& all() const { return list_; }
 

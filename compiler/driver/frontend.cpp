@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "parse/lexer.h"
 #include "parse/parser.h"
 
 namespace stap {
@@ -23,6 +24,16 @@ bool Frontend::parse_script(const std::string& name, std::string text) {
   size_t before = diags_.error_count();
   FileId id = sources_.add(name, std::move(text), FileOrigin::user_script);
   program_.files.push_back(parse_file(sources_, id, config_.env, macros_, arena_, diags_));
+  const ast::File& file = *program_.files.back();
+  if (diags_.error_count() == before && file.globals.empty() && file.functions.empty() &&
+      file.probes.empty() && file.aliases.empty()) {
+    // stap refuses a script with nothing in it, and says whether the
+    // preprocessor is what emptied it.
+    Diagnostics scratch(sources_);
+    bool no_tokens = lex(sources_, id, scratch).size() <= 1;
+    diags_.plain_error("Input file '" + name + "' is empty" +
+                       (no_tokens ? "." : " after preprocessing."));
+  }
   return diags_.error_count() == before;
 }
 

@@ -134,8 +134,8 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
   for (const std::string& extra : o.extra_scripts) ok = fe.parse_script("<input>", extra) && ok;
   diags.flush(err);
   if (!ok) {
-    size_t n = diags.error_count();
-    err << plural(n, "parse error.", "parse errors.") << "\n";
+    if (size_t n = diags.count_of("parse error"))
+      err << plural(n, "parse error.", "parse errors.") << "\n";
     err << "Pass 1: parse failed.  [man error::pass1]\n";
     return 1;
   }
