@@ -290,8 +290,17 @@ bool Elider::reduce(Stmt*& s, bool in_function) {
 void Elider::reduce_block(Block& b, bool in_function) {
   size_t before = b.statements.size();
   std::vector<Stmt*> kept;
-  for (Stmt* s : b.statements)
-    if (reduce(s, in_function)) kept.push_back(s);
+  for (Stmt* s : b.statements) {
+    if (!reduce(s, in_function)) continue;
+    // A block directly inside a block is spliced into it, as stap's
+    // optimiser does (alias prologues and epilogues arrive as blocks).
+    if (auto* inner = dynamic_cast<Block*>(s)) {
+      kept.insert(kept.end(), inner->statements.begin(), inner->statements.end());
+      ++changes_;
+    } else {
+      kept.push_back(s);
+    }
+  }
   b.statements = std::move(kept);
   if (b.statements.size() != before) ++changes_;
 }
@@ -365,6 +374,7 @@ bool has_side_effects(const Expr& e) { return !Purity().pure(&e, false); }
 
 void elide_unused(Program& program, TapsetLibrary& library, Arena& arena, Diagnostics& diags) {
   Elider(program, library, arena, diags).run();
+  program.optimized = true;
 }
 
 }  // namespace stap

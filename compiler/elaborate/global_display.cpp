@@ -169,11 +169,15 @@ size_t add_global_display(Program& program, Arena& arena) {
     probe->points.push_back(point);
     probe->derived_from.push_back(point);
     Stmt* display = g->is_array ? array_display(b, g, probe->locals) : scalar_display(b, g);
-    // { { display; } }: the shape stap prints for these probes.
-    auto* inner = b.make<Block>();
-    inner->statements.push_back(display);
+    // These probes come after stap's optimiser: their body stays a block
+    // around the statement, "{ {\ndisplay;\n} }" in -p2 -v either way.
     probe->body = b.make<Block>();
-    probe->body->statements.push_back(inner);
+    probe->body->statements.push_back(display);
+    if (program.optimized) {
+      auto* outer = b.make<Block>();
+      outer->statements.push_back(probe->body);
+      probe->body = outer;
+    }
     program.probes.push_back({probe, point, find_provider(*point)});
     ++added;
   }

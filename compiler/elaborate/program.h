@@ -46,6 +46,10 @@ struct Program {
   std::vector<DerivedProbe> probes;
   // alias_expansion: how many of `files` have had their probes expanded.
   size_t expanded_files = 0;
+  // elide: set when unused code was removed (no -u).  stap's optimiser
+  // also leaves a one-statement body as that bare statement, which is how
+  // -p2 -v prints bodies then.
+  bool optimized = false;
 };
 
 }  // namespace stap

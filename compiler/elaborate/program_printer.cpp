@@ -50,12 +50,12 @@ std::string function_text(const ast::FunctionDecl& fn) {
   return s + ")";
 }
 
-// stap prints a body inside "{ }"; a block of one statement shows as that
-// statement, the way stap's optimiser leaves it.
-void print_body(const ast::Block* body, std::ostream& out) {
+// stap prints a body inside "{ }"; after its optimiser ran, a block of one
+// statement shows as that statement.
+void print_body(const ast::Block* body, bool optimized, std::ostream& out) {
   if (!body) return;
   out << "{ ";
-  if (body->statements.size() == 1)
+  if (optimized && body->statements.size() == 1)
     print_stmt(*body->statements[0], out);
   else
     print_stmt(*body, out);
@@ -106,7 +106,7 @@ void print_program(const Program& program, std::ostream& out, int verbose) {
     for (const FunctionEntry& f : functions) {
       out << f.text << '\n';
       if (f.decl) print_locals(f.decl->locals, out);
-      if (verbose > 0 && f.decl) print_body(f.decl->body, out);
+      if (verbose > 0 && f.decl) print_body(f.decl->body, program.optimized, out);
     }
   }
   if (!program.probes.empty()) {
@@ -116,7 +116,7 @@ void print_program(const Program& program, std::ostream& out, int verbose) {
       out << (dp.point ? point_text(*dp.point) : std::string()) << derivation_note(*dp.decl)
           << '\n';
       print_locals(dp.decl->locals, out);
-      if (verbose > 0) print_body(dp.decl->body, out);
+      if (verbose > 0) print_body(dp.decl->body, program.optimized, out);
     }
   }
 }

@@ -103,3 +103,15 @@ TEST_CASE("-p2 -v adds bodies in stap's shape") {
         "end /* <- end */\n"
         "{ {\nprintf(\"n=%d" + newline + "\", n);\n} }\n");
 }
+
+TEST_CASE("-p2 -v with -u keeps bodies as written, blocks and all") {
+  ElaborateFixture f(true);
+  REQUIRE(f.run("global n; probe begin { n = 1 } probe end { { print(2) } }"));
+  std::string p = f.printed(1);
+  CHECK(p.find("begin /* <- begin */\n{ {\n(n) = (1);\n} }\n") != std::string::npos);
+  CHECK(p.find("end /* <- end */\n{ {\n{\nprint(2);\n};\n} }\n") != std::string::npos);
+  ElaborateFixture o;
+  REQUIRE(o.run("probe end { { print(2) } print(3) }"));
+  // The optimiser splices the inner block into the body.
+  CHECK(o.printed(1).find("{ {\nprint(2);\nprint(3);\n} }\n") != std::string::npos);
+}
