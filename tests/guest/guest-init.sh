@@ -1,0 +1,117 @@
+#!/bin/busybox sh
+# PID 1 of the test guest (see README.md): runs from the initramfs that
+# run_in_guest.sh builds, in busybox ash. It loads the virtio/9p modules,
+# mounts the host's root over virtio-9p, chroots into it with fresh kernel
+# filesystems, runs the job, reports its exit code and reboots (which ends
+# qemu, started with -no-reboot).
+#
+# Channels (virtio-serial ports, found by name; the kernel console is ttyS0,
+# which the host keeps in console.log):
+#   stapout    -> host stdout          staperr -> host stderr
+#   stapstatus -> lines "start" and "exit N", read by the host
+# Job files (in the per-run cpio appended by the host):
+#   /job/env   shell assignments: GUEST_CACHE_MODULES, GUEST_HOSTNAME,
+#              GUEST_9P_CACHE, GUEST_9P_MSIZE, GUEST_DEBUG, GUEST_TMP_SHARE
+#   /job/cmd   bash script run in the chroot (cd to the cwd, then the command)
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+/bin/busybox mount -t devtmpfs dev /dev
+exec </dev/null >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+
+# Without a status line the host reports the guest as failed and shows the
+# console log: a message here and a reboot are enough.
+fail() {
+	echo "stap-guest: init: $*"
+	reboot -f
+	sleep 10
+}
+
+. /job/env || fail "no /job/env"
+# With GUEST_DEBUG=1 (STAP_GUEST_VERBOSE=1 on the host) each step is timed.
+step() {
+	[ "$GUEST_DEBUG" = 1 ] || return 0
+	read -r up _ </proc/uptime
+	echo "stap-guest: init: $up $*"
+}
+step modules
+
+while read -r m; do
+	insmod "/modules/$m" || fail "insmod $m failed"
+done </modules/order
+
+port() {
+	for f in /sys/class/virtio-ports/*/name; do
+		[ -r "$f" ] || continue
+		if [ "$(cat "$f")" = "$1" ]; then
+			d=${f%/name}
+			[ -c "/dev/${d##*/}" ] || return 1
+			echo "/dev/${d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+step ports
+i=0
+until out=$(port stapout) && err=$(port staperr) && st=$(port stapstatus); do
+	i=$((i + 1))
+	[ $i -gt 2000 ] && fail "virtio-serial ports did not appear"
+	sleep 0.005
+done
+
+step 9p
+R=/newroot
+mount -t 9p -o "trans=virtio,version=9p2000.L,msize=$GUEST_9P_MSIZE,cache=$GUEST_9P_CACHE" \
+	hostroot $R || fail "cannot mount the host root over 9p"
+
+# The guest kernel's full module tree (from the cache) at /lib/modules/$(uname -r),
+# over a tmpfs that hides the host kernel's modules. Done before /tmp is
+# hidden by a tmpfs, in case the cache is under /tmp.
+kver=$(uname -r)
+if [ -n "$GUEST_CACHE_MODULES" ] && [ -d "$R$GUEST_CACHE_MODULES" ] && [ -d $R/lib/modules ]; then
+	mount -t tmpfs -o mode=755 modules $R/lib/modules &&
+		mkdir -p "$R/lib/modules/$kver" &&
+		mount -o bind "$R$GUEST_CACHE_MODULES" "$R/lib/modules/$kver" ||
+		echo "stap-guest: init: cannot mount the guest's modules"
+fi
+
+step mounts
+mount -t proc proc $R/proc || fail "mount proc"
+mount -t sysfs sys $R/sys || fail "mount sysfs"
+mount -t tracefs tracefs $R/sys/kernel/tracing || fail "mount tracefs"
+mount -t debugfs debugfs $R/sys/kernel/debug || fail "mount debugfs"
+mount -t bpf bpf $R/sys/fs/bpf || fail "mount bpffs"
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup || echo "stap-guest: init: no cgroup2"
+mount -t devtmpfs dev $R/dev || fail "mount devtmpfs"
+mkdir -p $R/dev/pts $R/dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts && ln -sf pts/ptmx $R/dev/ptmx
+mount -t tmpfs -o mode=1777 shm $R/dev/shm
+# A working directory under the host's /tmp stays visible: its top-level
+# directory there is bound into the guest's fresh /tmp at the same path.
+if [ -n "$GUEST_TMP_SHARE" ]; then
+	mkdir -p /hosttmp && mount -o bind "$R$GUEST_TMP_SHARE" /hosttmp ||
+		fail "cannot share $GUEST_TMP_SHARE"
+fi
+mount -t tmpfs -o mode=1777 tmp $R/tmp || fail "mount /tmp"
+if [ -n "$GUEST_TMP_SHARE" ]; then
+	mkdir -p "$R$GUEST_TMP_SHARE" && mount -o bind /hosttmp "$R$GUEST_TMP_SHARE" ||
+		fail "cannot share $GUEST_TMP_SHARE"
+fi
+mount -t tmpfs -o mode=755 run $R/run || fail "mount /run"
+mkdir -p $R/run/lock
+
+ip link set lo up
+[ -n "$GUEST_HOSTNAME" ] && hostname "$GUEST_HOSTNAME"
+
+step command
+echo start >"$st"
+env -i /bin/chroot $R /bin/bash -c "$(cat /job/cmd)" </dev/null >"$out" 2>"$err"
+rc=$?
+step "exit $rc"
+sync
+echo "exit $rc" >"$st"
+reboot -f
+sleep 10

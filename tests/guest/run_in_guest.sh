@@ -1,0 +1,373 @@
+#!/usr/bin/env bash
+# run_in_guest.sh CMD [ARG...]
+#
+# Runs CMD in a throw-away qemu guest (TCG) booted with Debian 12's generic
+# 6.1 kernel (kprobes, fentry, BTF), which sees this machine's whole file
+# tree through virtio-9p, in the current directory. CMD's stdout and stderr
+# come back on this script's stdout and stderr; its exit code is this
+# script's exit code. See tests/guest/README.md.
+#
+# Environment (all optional):
+#   STAP_GUEST_CACHE       cache dir (default ${XDG_CACHE_HOME:-~/.cache}/stap-bpf-guest)
+#   STAP_GUEST_TIMEOUT     seconds before the guest is killed (default 600; exit 124)
+#   STAP_GUEST_MEM         guest RAM (default 2G)
+#   STAP_GUEST_CPUS        guest vCPUs (default 2)
+#   STAP_GUEST_KERNEL_PKG  kernel package (default: what linux-image-amd64 depends on)
+#   STAP_GUEST_TSC_KHZ     host TSC rate in kHz (default: from /proc/cpuinfo)
+#   STAP_GUEST_9P_CACHE    9p cache mode (default loose; mmap, none)
+#   STAP_GUEST_VERBOSE=1   print timings and the guest's console log to stderr
+#   STAP_GUEST_KEEP=1      keep the per-run job dir (console.log etc.) and say where
+#   STAP_GUEST_APPEND      extra kernel command-line arguments
+#
+# Exit codes besides CMD's own: 124 guest timed out, 125 guest set-up or boot
+# failed (no exit status came back).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+me=run_in_guest
+
+die() { echo "$me: $*" >&2; exit 125; }
+
+if [ $# -eq 0 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
+  [ $# -eq 0 ] && exit 2 || exit 0
+fi
+[ "$1" = -- ] && shift
+[ $# -gt 0 ] || die "no command given"
+
+cache=${STAP_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stap-bpf-guest}
+timeout_s=${STAP_GUEST_TIMEOUT:-600}
+mem=${STAP_GUEST_MEM:-2G}
+cpus=${STAP_GUEST_CPUS:-2}
+p9cache=${STAP_GUEST_9P_CACHE:-loose}
+verbose=${STAP_GUEST_VERBOSE:-0}
+busybox=/bin/busybox
+now() { date +%s.%N; }
+t_begin=$(now)
+
+# ---------------------------------------------------------------- host tools
+need_deps=0
+for t in qemu-system-x86_64 cpio depmod dpkg-deb apt-get xz zstd gzip flock timeout; do
+  command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 || need_deps=1
+done
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || need_deps=1
+if [ $need_deps = 1 ]; then
+  "$here/install-deps.sh" >&2 || die "host packages missing: run tests/guest/install-deps.sh as root"
+fi
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin ;; esac
+case ":$PATH:" in *:/sbin:*) ;; *) PATH=$PATH:/sbin ;; esac
+[ -x "$busybox" ] || die "$busybox (busybox-static) missing"
+
+mkdir -p "$cache" || die "cannot create the cache dir $cache"
+cache=$(cd "$cache" && pwd -P)
+
+# ------------------------------------------------------------- guest kernel
+# Finds the compressed payload inside a bzImage (xz, zstd or gzip; the same
+# search scripts/extract-vmlinux does) and decompresses it to an ELF vmlinux.
+extract_vmlinux() { # vmlinuz out
+  local img=$1 out=$2 magic cmd off i
+  # (bash strings cannot hold the NUL that ends xz's magic: 5 bytes are enough)
+  local magics=($'\xfd7zXZ' $'\x28\xb5\x2f\xfd' $'\x1f\x8b\x08')
+  local cmds=('xz -dc' 'zstd -dcq' 'gzip -dc')
+  for i in 0 1 2; do
+    magic=${magics[$i]}
+    cmd=${cmds[$i]}
+    # grep -b on binary data gives the byte offset of each candidate.
+    for off in $(LC_ALL=C grep -obUaF -- "$magic" "$img" 2>/dev/null | cut -d: -f1); do
+      tail -c +$((off + 1)) "$img" | $cmd >"$out.tmp" 2>/dev/null || true
+      if [ "$(head -c 4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+        mv "$out.tmp" "$out"
+        return 0
+      fi
+    done
+  done
+  rm -f "$out.tmp"
+  return 1
+}
+
+depends_pkg() {
+  apt-cache depends linux-image-amd64 2>/dev/null |
+    sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1
+}
+kernel_pkg=${STAP_GUEST_KERNEL_PKG:-}
+if [ -z "$kernel_pkg" ]; then
+  # Asking apt takes a second: a kernel prepared or checked within the last
+  # day is used as it is.
+  prepared=$(cd "$cache" && ls -d linux-image-*/ 2>/dev/null | sed 's,/$,,' | sort -V | tail -n1) || true
+  if [ -n "$prepared" ] && [ -e "$cache/$prepared/.ready" ] &&
+    [ -n "$(find "$cache/$prepared/.checked" -mmin -1440 2>/dev/null)" ]; then
+    kernel_pkg=$prepared
+  else
+    kernel_pkg=$(depends_pkg) || true
+    if [ -z "$kernel_pkg" ]; then
+      # No package lists yet: update them once, or go offline with what we have.
+      apt-get update -qq >&2 || true
+      kernel_pkg=$(depends_pkg) || true
+      [ -n "$kernel_pkg" ] || kernel_pkg=$prepared
+    fi
+  fi
+fi
+[ -n "$kernel_pkg" ] || die "cannot tell which linux-image-6.1 package linux-image-amd64 depends on"
+kdir=$cache/$kernel_pkg
+
+exec 8>"$cache/.lock"
+flock 8
+
+if [ ! -e "$kdir/.ready" ]; then
+  echo "$me: preparing $kernel_pkg in $kdir (one-time download, about 70 MB)" >&2
+  rm -rf "$kdir" "$kdir.tmp"
+  mkdir -p "$kdir.tmp/deb"
+  (cd "$kdir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$kernel_pkg" >&2) ||
+    die "apt-get download $kernel_pkg failed"
+  deb=$(ls "$kdir.tmp/deb"/*.deb)
+  dpkg-deb -x "$deb" "$kdir.tmp/root" || die "dpkg-deb -x $deb failed"
+  kver=$(ls "$kdir.tmp/root/lib/modules" | head -n1)
+  [ -n "$kver" ] || die "no modules in $deb"
+  extract_vmlinux "$kdir.tmp/root/boot/vmlinuz-$kver" "$kdir.tmp/vmlinux" ||
+    die "cannot find the compressed kernel inside vmlinuz-$kver"
+  # The package has no modules.dep (its postinst makes it): make it here.
+  depmod -b "$kdir.tmp/root" "$kver" || die "depmod failed"
+  echo "$kver" >"$kdir.tmp/kver"
+  du -sb "$deb" | cut -f1 >"$kdir.tmp/deb-size"
+  rm -rf "$kdir.tmp/deb"
+  touch "$kdir.tmp/.ready"
+  mv "$kdir.tmp" "$kdir"
+  # Older kernels (after a Debian point release) are not needed any more.
+  for old in "$cache"/linux-image-*; do
+    [ "$old" = "$kdir" ] || rm -rf "$old"
+  done
+fi
+touch "$kdir/.checked"
+kver=$(cat "$kdir/kver")
+vmlinux=$kdir/vmlinux
+modroot=$kdir/root/lib/modules/$kver
+# The guest mounts the guest kernel's modules at /lib/modules/$kver, over a
+# tmpfs on /lib/modules: a host without modules of its own has no such dir.
+[ -d /lib/modules ] || mkdir -p /lib/modules 2>/dev/null || true
+
+# ---------------------------------------------------------------- initramfs
+# Modules the init loads, in dependency order from modules.dep: lines
+# "name path" (path relative to $modroot).
+wanted_modules="virtio virtio_ring virtio_mmio virtio_console netfs fscache 9pnet 9pnet_virtio 9p"
+modlist=$(awk -v wanted="$wanted_modules" '
+  function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.(xz|zst|gz))?$/, "", p); return p }
+  function add(m,   n, i, d) {
+    if (m in done) return
+    done[m] = 1
+    if (!(m in path)) { if (!(m in builtin)) { print "missing " m; bad = 1 } ; return }
+    n = split(deps[m], d, " ")
+    for (i = 1; i <= n; i++) add(base(d[i]))
+    print m, path[m]
+  }
+  FILENAME ~ /modules\.builtin$/ { builtin[base($0)] = 1; next }
+  { m = $1; sub(/:$/, "", m); name = base(m); path[name] = m; $1 = ""; deps[name] = $0 }
+  END { n = split(wanted, w, " "); for (i = 1; i <= n; i++) add(w[i]); exit bad }
+' "$modroot/modules.builtin" "$modroot/modules.dep") || die "guest modules: $modlist"
+
+key=$( {
+  echo "$kver $modlist"
+  cat "$here/guest-init.sh" "${BASH_SOURCE[0]}"
+  sha256sum "$busybox"
+} | sha256sum | cut -c1-16)
+initrd=$kdir/initramfs-$key.cpio
+if [ ! -e "$initrd" ]; then
+  stage=$(mktemp -d "$kdir/initramfs.XXXXXX")
+  mkdir -p "$stage"/{bin,dev,proc,sys,newroot,modules,job}
+  cp "$busybox" "$stage/bin/busybox"
+  cp "$here/guest-init.sh" "$stage/init"
+  chmod 755 "$stage/init"
+  while read -r m p; do
+    case $p in
+      *.xz) xz -dc "$modroot/$p" ;;
+      *.zst) zstd -dcq "$modroot/$p" ;;
+      *.gz) gzip -dc "$modroot/$p" ;;
+      *) cat "$modroot/$p" ;;
+    esac >"$stage/modules/$m.ko"
+    echo "$m.ko" >>"$stage/modules/order"
+  done <<<"$modlist"
+  # Uncompressed: unpacking is a copy, decompressing under TCG is slow.
+  (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$initrd.tmp" ||
+    die "cpio failed"
+  mv "$initrd.tmp" "$initrd"
+  rm -rf "$stage"
+  find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "initramfs-$key.cpio" -delete
+fi
+flock -u 8
+exec 8>&-
+
+# ------------------------------------------------------------------ the job
+job=$(mktemp -d "${TMPDIR:-/tmp}/stap-guest.XXXXXX")
+cleanup() {
+  local pids
+  pids=$(jobs -p)
+  [ -z "$pids" ] || kill $pids 2>/dev/null || true
+  if [ "${STAP_GUEST_KEEP:-0}" = 1 ]; then
+    echo "$me: job dir kept: $job" >&2
+  else
+    rm -rf "$job"
+  fi
+}
+trap cleanup EXIT
+# qemu runs in the background so that these traps run at once (bash defers
+# them until a foreground child ends); they stop qemu before exiting.
+on_signal() { # exit-code
+  [ -z "${qemu_job:-}" ] || kill -TERM "$qemu_job" 2>/dev/null || true
+  local pid
+  ! pid=$(cat "$job/qemu.pid" 2>/dev/null) || kill -TERM "$pid" 2>/dev/null || true
+  exit "$1"
+}
+trap 'on_signal 129' HUP
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+
+mkdir -p "$job/cpio/job"
+cwd=$(pwd -P)
+case $cwd in
+  /tmp) die "the guest has its own /tmp: run from another directory (or one below /tmp)" ;;
+  /proc | /proc/* | /sys | /sys/* | /dev | /dev/* | /run | /run/*)
+    die "$cwd is not shared with the guest (it has its own /proc, /sys, /dev, /run)" ;;
+esac
+{
+  printf 'cd -- %q || exit 127\n' "$cwd"
+  # A plain environment like a login's, plus what a test run cares about.
+  printf 'export PATH=%q HOME=%q LANG=%q TERM=%q\n' \
+    "${PATH}" "${HOME:-/root}" "${LANG:-C.UTF-8}" "${TERM:-dumb}"
+  for v in $(compgen -e); do
+    case $v in
+      CI | USER | LOGNAME | TZ | LC_* | STAP_* | CC | CXX | CFLAGS | CXXFLAGS | LDFLAGS | MAKEFLAGS | CTEST_* | GTEST_* | ASAN_OPTIONS | UBSAN_OPTIONS)
+        printf 'export %s=%q\n' "$v" "${!v}" ;;
+    esac
+  done
+  printf 'export STAP_GUEST=1 STAP_GUEST_KVER=%q\n' "$kver"
+  printf 'exec'
+  printf ' %q' "$@"
+  printf '\n'
+} >"$job/cpio/job/cmd"
+{
+  printf 'GUEST_CACHE_MODULES=%q\n' "$modroot"
+  printf 'GUEST_HOSTNAME=%q\n' "$(uname -n)"
+  printf 'GUEST_9P_CACHE=%q\n' "$p9cache"
+  printf 'GUEST_9P_MSIZE=%q\n' 512000
+  printf 'GUEST_DEBUG=%q\n' "$verbose"
+  # The guest's /tmp is its own tmpfs; a cwd under /tmp/X keeps /tmp/X.
+  case $cwd in
+    /tmp/?*) tmp_share=${cwd#/tmp/}; printf 'GUEST_TMP_SHARE=%q\n' "/tmp/${tmp_share%%/*}" ;;
+    *) printf 'GUEST_TMP_SHARE=\n' ;;
+  esac
+} >"$job/cpio/job/env"
+# The per-run files ride in a second cpio appended to the cached one (the
+# kernel unpacks concatenated archives in turn).
+(cd "$job/cpio" && find job | cpio -o -H newc -R 0:0 --quiet) >"$job/job.cpio"
+cat "$initrd" "$job/job.cpio" >"$job/initrd"
+
+# ------------------------------------------------------------------ the run
+tsc_khz=${STAP_GUEST_TSC_KHZ:-}
+if [ -z "$tsc_khz" ]; then
+  if [ ! -d /sys/devices/system/cpu/cpu0/cpufreq ]; then
+    # Without cpufreq, "cpu MHz" is the kernel's tsc_khz.
+    tsc_khz=$(awk -F': *' '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+  fi
+  if [ -z "$tsc_khz" ] || [ "$tsc_khz" -le 0 ]; then
+    # bogomips comes from the calibrated TSC rate: lpj = tsc_khz * 1000 / HZ.
+    tsc_khz=$(awk -F': *' '/^bogomips/ { printf "%d", $2 * 500; exit }' /proc/cpuinfo)
+  fi
+fi
+[ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || die "cannot tell the host TSC rate; set STAP_GUEST_TSC_KHZ"
+
+cmdline="console=ttyS0 quiet loglevel=1 panic=-1 reboot=t rdinit=/init"
+# lpj (= tsc_khz * 1000 / HZ) spares the second CPU its delay-loop calibration.
+hz=$(sed -n 's/^CONFIG_HZ=//p' "$kdir/root/boot/config-$kver")
+cmdline+=" tsc_early_khz=$tsc_khz tsc=reliable lpj=$((tsc_khz * 1000 / ${hz:-250})) no_timer_check pci=off mitigations=off"
+cmdline+=" i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd nowatchdog"
+# The crypto self-tests cost about 0.6 s of boot under TCG.
+cmdline+=" cryptomgr.notests initcall_blacklist=crypto_kdf108_init"
+cmdline+=" ${STAP_GUEST_APPEND:-}"
+
+mkfifo "$job/out" "$job/err" "$job/status"
+# A reader that cannot write (stdout closed early, as in `| head`) stops the
+# guest: the command would otherwise run on with its output thrown away.
+stop_guest() {
+  echo >"$job/broken-pipe"
+  local pid
+  ! pid=$(cat "$job/qemu.pid" 2>/dev/null) || kill -TERM "$pid" 2>/dev/null || true
+}
+{ cat "$job/out" || stop_guest; } &
+{ cat "$job/err" >&2 || stop_guest; } &
+while IFS= read -r line; do
+  echo "$(now) $line"
+done <"$job/status" >"$job/status.log" &
+status_reader=$!
+
+t_qemu=$(now)
+rc_qemu=0
+timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+  -M microvm,x-option-roms=off,pit=off,pic=off,isa-serial=on,rtc=on \
+  -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+  -nodefaults -no-user-config -display none -no-reboot -pidfile "$job/qemu.pid" \
+  -kernel "$vmlinux" -initrd "$job/initrd" -append "$cmdline" \
+  -serial "file:$job/console.log" \
+  -fsdev "local,id=hostroot,path=/,security_model=passthrough,multidevs=remap" \
+  -device virtio-9p-device,fsdev=hostroot,mount_tag=hostroot \
+  -device virtio-serial-device,max_ports=4 \
+  -chardev "file,id=out,path=$job/out" -device virtserialport,chardev=out,name=stapout,nr=1 \
+  -chardev "file,id=err,path=$job/err" -device virtserialport,chardev=err,name=staperr,nr=2 \
+  -chardev "file,id=status,path=$job/status" -device virtserialport,chardev=status,name=stapstatus,nr=3 \
+  </dev/null >"$job/qemu.log" 2>&1 &
+qemu_job=$!
+wait "$qemu_job" || rc_qemu=$?
+qemu_job=
+t_end=$(now)
+
+# If qemu died before opening a FIFO, its reader still waits in open():
+# an open for read-write never blocks and lets it see the end.
+for f in out err status; do
+  exec 9<>"$job/$f"
+  exec 9>&-
+done
+wait
+
+show_console() {
+  echo "$me: ---- last lines of the guest console ----" >&2
+  tail -n 40 "$job/console.log" >&2 2>/dev/null || true
+  if [ -s "$job/qemu.log" ]; then
+    echo "$me: ---- qemu ----" >&2
+    tail -n 20 "$job/qemu.log" >&2
+  fi
+  echo "$me: ----" >&2
+}
+
+t_start=$(awk '$2 == "start" { print $1; exit }' "$job/status.log")
+rc=$(awk '$2 == "exit" { print $3; exit }' "$job/status.log")
+
+if [ "$verbose" = 1 ]; then
+  {
+    echo "$me: ---- guest console ----"
+    cat "$job/console.log" 2>/dev/null || true
+    echo "$me: ----"
+    echo "$me: kernel $kver, cache $kdir, tsc_khz $tsc_khz"
+    awk -v a="$t_begin" -v q="$t_qemu" -v s="${t_start:-}" -v e="$t_end" 'BEGIN {
+      printf "%s: set-up %.2f s, qemu start to command %s s, total %.2f s\n", "'$me'",
+        q - a, (s == "" ? "?" : sprintf("%.2f", s - q)), e - a }'
+  } >&2
+fi
+
+if [ -e "$job/broken-pipe" ]; then
+  exit 141 # as a command killed by SIGPIPE
+fi
+if [ -z "$rc" ] && { [ "$rc_qemu" = 124 ] || [ "$rc_qemu" = 137 ]; }; then
+  echo "$me: guest timed out after ${timeout_s} s (STAP_GUEST_TIMEOUT); command: $*" >&2
+  show_console
+  exit 124
+fi
+if [ -z "$rc" ]; then
+  if [ "$rc_qemu" != 0 ] && [ ! -s "$job/console.log" ]; then
+    echo "$me: qemu failed (exit $rc_qemu)" >&2
+  elif [ -n "$t_start" ]; then
+    echo "$me: the guest died while running the command (qemu exit $rc_qemu): $*" >&2
+  else
+    echo "$me: the guest did not reach the command (qemu exit $rc_qemu)" >&2
+  fi
+  show_console
+  exit 125
+fi
+exit "$rc"
