@@ -8,10 +8,13 @@
 
 namespace stap {
 
-// The steps of program.h, in order, with one deliberate swap: elision
-// (6) runs before type checking (5), because stap's does.  Code that is
-// elided is never type-checked, so `probe begin { x = 1; x = "s" }` warns
-// and elides instead of reporting a conflict (with -u it reports one).
+// The steps of program.h, in order, with one refinement: stap elides
+// unused code before checking types, so a conflict in code it elides
+// (`probe begin { x = 1; x = "s" }`) goes unreported there and the script
+// fails later with "no probes found".  Here conflicts are looked for first,
+// over everything the probes reach, and reported at both places; only
+// "unresolved type" waits until after elision, so code stap would elide
+// never needs types it cannot have.
 bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions& options,
                ast::Arena& arena, SourceManager& sources, Diagnostics& diags) {
   size_t errors = diags.error_count();
@@ -29,8 +32,11 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
     if (!expand_aliases(program, library, arena, sources, diags)) return false;
   }
 
-  // 6: unused code.
-  if (!options.keep_unused) elide_unused(program, library, arena, diags);
+  // 5, conflicts only; then 6: unused code.
+  if (!options.keep_unused) {
+    if (!typecheck_program(program, diags, /*report_unresolved=*/false)) return false;
+    elide_unused(program, library, arena, diags);
+  }
   if (program.probes.empty()) {
     diags.semantic_error(SourceLoc{}, "no probes found");
     return false;

@@ -44,7 +44,8 @@ struct Origin {
 
 class TypeChecker : public TraversingVisitor {
  public:
-  TypeChecker(Program& program, Diagnostics& diags) : program_(program), diags_(diags) {}
+  TypeChecker(Program& program, Diagnostics& diags, bool report_unresolved)
+      : program_(program), diags_(diags), report_unresolved_(report_unresolved) {}
   bool run();
 
   using TraversingVisitor::visit;
@@ -93,6 +94,7 @@ class TypeChecker : public TraversingVisitor {
 
   Program& program_;
   Diagnostics& diags_;
+  bool report_unresolved_ = true;
   Type expected_ = kUnknown;
   bool self_checked_ = false;  // the node reported its own mismatch
   FunctionDecl* function_ = nullptr;
@@ -116,7 +118,7 @@ bool TypeChecker::run() {
     changes_ = 0;
     pass();
   } while (changes_ > 0 && errors_ == 0);
-  if (errors_ == 0) report_unresolved();
+  if (errors_ == 0 && report_unresolved_) report_unresolved();
   for (FunctionDecl* fn : program_.functions)
     for (size_t i = 0; i < fn->param_decls.size() && i < fn->params.size(); ++i)
       fn->params[i].type = fn->param_decls[i]->type;
@@ -615,8 +617,8 @@ std::string describe_expr(const Expr& e) {
   return "";
 }
 
-bool typecheck_program(Program& program, Diagnostics& diags) {
-  return TypeChecker(program, diags).run();
+bool typecheck_program(Program& program, Diagnostics& diags, bool report_unresolved) {
+  return TypeChecker(program, diags, report_unresolved).run();
 }
 
 }  // namespace stap

@@ -29,8 +29,9 @@
 
 namespace stap {
 
-// Returns false when an error was reported.
-bool typecheck_program(Program& program, Diagnostics& diags);
+// Returns false when an error was reported.  With report_unresolved false
+// only conflicts are errors: what is still untyped may yet be elided.
+bool typecheck_program(Program& program, Diagnostics& diags, bool report_unresolved = true);
 
 // How stap names the token an expression starts at in a diagnostic:
 // "identifier 'x'", "number '1'", "string 'a'", "operator '+'".
