@@ -67,6 +67,7 @@ FrontendConfig frontend_config(const Options& o) {
   for (const std::string& dir : o.include_dirs) c.tapset_dirs.push_back(dir);
   c.env = kernel_preprocessor_env(o.kernel_release);
   c.env.args = o.args;
+  c.env.guru_mode = o.guru;
   c.elaborate.keep_unused = o.keep_unused;
   c.elaborate.guru = o.guru;
   c.elaborate.global_var_display = o.global_var_display;
