@@ -6,7 +6,9 @@
 #                                  a guest that cannot boot), then runs the
 #                                  in-guest checks through it
 #   selftest.sh --in-guest         the in-guest checks alone (6.1 kernel, BTF,
-#                                  a real kprobe, the shared tree, mounts)
+#                                  a real kprobe, the shared tree, mounts; BPF
+#                                  fentry and kprobe attachments when the host
+#                                  built selftest_bpf*.c into the cwd)
 #
 # Prints PASS/FAIL lines and ends with "N passed, N failed"; exits 0 only if
 # every check passed.
@@ -22,8 +24,13 @@ check() { # description command...
   shift
   if "$@"; then pass "$d"; else fail "$d"; fi
 }
+skipped=0
 summary() {
-  echo "$passed passed, $failed failed"
+  if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+  else
+    echo "$passed passed, $failed failed"
+  fi
   [ "$failed" -eq 0 ]
 }
 
@@ -69,6 +76,15 @@ in_guest() {
   fi
   check "do_sys_openat2 traceable by ftrace (fentry needs it)" \
     grep -q '^do_sys_openat2$' $tr/available_filter_functions
+
+  # Real BPF attachments, when the host could build the helper (clang,
+  # libbpf-dev): the reason the guest exists.
+  if [ -x ./selftest_bpf_attach ] && [ -s ./selftest_bpf.bpf.o ]; then
+    check "BPF fentry on do_sys_openat2 loads, attaches and fires" \
+      sh -c './selftest_bpf_attach selftest_bpf.bpf.o on_fentry 2>&1 | grep -v "^libbpf: "'
+    check "BPF kprobe on do_sys_openat2 loads, attaches and fires" \
+      sh -c './selftest_bpf_attach selftest_bpf.bpf.o on_kprobe 2>&1 | grep -v "^libbpf: "'
+  fi
 
   # The shared tree: a file the host wrote in the cwd, and one written back.
   if [ -n "${SELFTEST_TOKEN:-}" ]; then
@@ -159,6 +175,17 @@ shared=$(mktemp -d "$cache/selftest.XXXXXX")
 trap 'rm -rf "$work" "$shared"' EXIT
 token=$RANDOM$RANDOM$$
 echo "$token" >"$shared/selftest-token"
+# The BPF attach helper, if this host has the project's BPF toolchain.
+clang=$(command -v clang-19 || command -v clang || true)
+if [ -n "$clang" ] && command -v cc >/dev/null && [ -e /usr/include/bpf/libbpf.h ] &&
+  "$clang" -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"/usr/include/$(uname -m)-linux-gnu" \
+    -c "$here/selftest_bpf.bpf.c" -o "$shared/selftest_bpf.bpf.o" 2>"$work/bpf-build" &&
+  cc -O1 "$here/selftest_bpf_attach.c" -o "$shared/selftest_bpf_attach" -lbpf 2>>"$work/bpf-build"; then
+  :
+else
+  echo "SKIP: BPF fentry/kprobe attach checks (needs clang, cc and libbpf-dev: scripts/install-deps.sh)"
+  skipped=2
+fi
 (cd "$shared" && "$run" env SELFTEST_TOKEN=$token SELFTEST_HOST_EPOCH=$(date +%s) \
   "$here/selftest.sh" --in-guest) >"$work/guest" 2>&1
 rc=$?
@@ -166,7 +193,7 @@ grep -E '^(PASS|FAIL): ' "$work/guest"
 passed=$((passed + $(grep -c '^PASS: ' "$work/guest")))
 failed=$((failed + $(grep -c '^FAIL: ' "$work/guest")))
 if [ $rc -ne 0 ]; then
-  grep -vE '^(PASS|FAIL): |^[0-9]+ passed, [0-9]+ failed$' "$work/guest"
+  grep -vE '^(PASS|FAIL): |^[0-9]+ passed, [0-9]+ failed' "$work/guest"
 fi
 check "in-guest checks exit 0 (got $rc)" test $rc -eq 0
 check "shared tree written back by the guest" \
