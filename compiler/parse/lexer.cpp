@@ -9,6 +9,7 @@ bool is_ident_start(char c) {
 }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_alnum(char c) { return is_ident_start(c) || is_digit(c); }
+bool is_letter_or_digit(char c) { return is_digit(c) || (c != '_' && is_ident_start(c)); }
 // stap lets '$' appear anywhere in a name: x$y, $var$$, $$parms$.
 bool is_ident_char(char c) { return is_alnum(c) || c == '$'; }
 bool is_space(char c) {
@@ -138,10 +139,11 @@ void Lexer::lex_token() {
 }
 
 // Numbers keep their text; the parser converts it and rejects "0x1g" or
-// "12abc" (stap lexes every letter and digit after the first digit).
+// "12abc" (stap lexes every letter and digit after the first digit, but
+// not '_': "1_000" is the number 1 and then the identifier _000).
 void Lexer::lex_number(SourceLoc loc) {
   size_t start = pos_;
-  while (!at_end() && is_alnum(peek())) advance();
+  while (!at_end() && is_letter_or_digit(peek())) advance();
   emit(TokenKind::number, text_.substr(start, pos_ - start), loc);
 }
 

@@ -108,6 +108,9 @@ TEST_CASE("lexer: sequences and longest match", "[lexer]") {
   CHECK(kinds_and_texts("%}") == V{"op:%", "op:}"});
   CHECK(kinds_and_texts("@@") == V{"op:@", "op:@"});
   CHECK(kinds_and_texts("$1x") == V{"id:$1", "id:x"});
+  // A number stops at '_' (stap gobbles letters and digits only).
+  CHECK(kinds_and_texts("1_000") == V{"num:1", "id:_000"});
+  CHECK(kinds_and_texts("0x1f_ff") == V{"num:0x1f", "id:_ff"});
   CHECK(kinds_and_texts("%( $# > 1 %? a %: b %)") ==
         V{"op:%(", "id:$#", "op:>", "num:1", "op:%?", "id:a", "op:%:", "id:b", "op:%)"});
   CHECK(kinds_and_texts("$p->a[2]") ==

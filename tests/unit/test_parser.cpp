@@ -368,7 +368,9 @@ TEST_CASE("parser: numbers", "[parser]") {
   CHECK(value("0x2a") == 42);
   CHECK(value("0X2A") == 42);
   CHECK(value("052") == 42);
-  CHECK(value("0b101010") == 42);
+  CHECK(value("0b101010") == 42);  // binary: an extension, stap 4.8 rejects it
+  CHECK(value("0B11") == 3);
+  CHECK(value("0b" + std::string(64, '1')) == -1);
   CHECK(value("0") == 0);
   CHECK(value("9223372036854775807") == INT64_MAX);
   CHECK(value("-9223372036854775808") == INT64_MIN);
@@ -385,6 +387,13 @@ TEST_CASE("parser: numbers", "[parser]") {
         std::string::npos);
   CHECK(one_error("probe begin { x = 12abc }").find("number invalid or out of range") !=
         std::string::npos);
+  for (const char* bad : {"0x", "0b", "0B", "0b102", "0b1a"}) {
+    INFO("number: " << bad);
+    CHECK(one_error(std::string("probe begin { x = ") + bad + " }")
+              .find("number invalid or out of range") != std::string::npos);
+  }
+  CHECK(one_error("probe begin { x = 0b1" + std::string(64, '0') + " }")
+            .find("number invalid or out of range") != std::string::npos);
 }
 
 TEST_CASE("parser: operator locations are the operator's", "[parser]") {
