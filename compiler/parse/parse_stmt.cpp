@@ -7,19 +7,14 @@
 
 namespace stap::parse_detail {
 
-// { statement... }  The statement loop is where errors inside a body are
-// caught: the rest of the bad statement is skipped and parsing goes on.
+// { statement... }
 ast::Block* Parser::parse_block() {
   auto* block = make<ast::Block>(expect_op("{").loc);
   for (;;) {
     if (accept_op("}")) return block;
     if (peek().kind == TokenKind::end_of_input || at_top_level_keyword())
       fail_here("expected statement");
-    try {
-      block->statements.push_back(parse_statement());
-    } catch (const ParseAbort&) {
-      skip_statement();
-    }
+    block->statements.push_back(parse_statement());
   }
 }
 

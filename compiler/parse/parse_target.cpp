@@ -7,6 +7,8 @@ namespace stap::parse_detail {
 
 namespace {
 
+const char kExpectedString[] = "expected string";
+
 // Splits "$var$$" into "$var" and 2.  Returns false when nothing but
 // dollars is left.
 bool split_pretty(const std::string& text, size_t sigils, std::string& name, int& pretty) {
@@ -114,8 +116,9 @@ ast::Expr* Parser::parse_at_operator() {
     expect_op("]");
     return bucket;
   }
-  if (name == "@entry" || name == "@defined" || name == "@probewrite" || name == "@const" ||
-      name == "@kregister" || name == "@uregister")
+  if (name == "@const" || name == "@kregister" || name == "@uregister")
+    return parse_guru_op();
+  if (name == "@entry" || name == "@defined" || name == "@probewrite")
     return parse_at_op(name, 1, 1);
   if (name == "@choose_defined") return parse_at_op(name, 2, 2);
   if (name == "@errno") return parse_at_op(name, 0, 0);
@@ -128,8 +131,8 @@ ast::Expr* Parser::parse_cast() {
   expect_op("(");
   cast->operand = parse_expr();
   expect_op(",");
-  cast->type_name = parse_string()->value;
-  if (accept_op(",")) cast->module = parse_string()->value;
+  cast->type_name = parse_string(kExpectedString)->value;
+  if (accept_op(",")) cast->module = parse_string(kExpectedString)->value;
   expect_op(")");
   parse_components(cast->components, cast->pretty);
   return cast;
@@ -139,8 +142,8 @@ ast::Expr* Parser::parse_cast() {
 ast::Expr* Parser::parse_at_var() {
   auto* var = make<ast::AtVar>(advance().loc);
   expect_op("(");
-  var->name = parse_string()->value;
-  if (accept_op(",")) var->module = parse_string()->value;
+  var->name = parse_string(kExpectedString)->value;
+  if (accept_op(",")) var->module = parse_string(kExpectedString)->value;
   expect_op(")");
   parse_components(var->components, var->pretty);
   return var;
@@ -182,6 +185,21 @@ ast::Expr* Parser::parse_hist(bool linear) {
   }
   expect_op(")");
   return hist;
+}
+
+// @const("NAME") and @kregister(N) need -g (stap 4.8 lets @uregister go
+// without).  The operand is a literal: a string for @const, a register
+// number for the others.
+ast::Expr* Parser::parse_guru_op() {
+  const Token& t = peek();
+  auto* op = make<ast::AtOp>(advance().loc);
+  op->op = t.text.substr(1);
+  if (op->op != "uregister") require_guru(t);
+  expect_op("(");
+  if (op->op == "const") op->operands.push_back(parse_string(kExpectedString));
+  else op->operands.push_back(parse_number_literal());
+  expect_op(")");
+  return op;
 }
 
 // @name(a[, b]) with between min_args and max_args operands; no

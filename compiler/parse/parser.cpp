@@ -20,8 +20,9 @@ const char kEmbeddedCodeError[] =
 
 }  // namespace
 
-Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags)
-    : tokens_(tokens), arena_(arena), diags_(diags) {}
+Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
+               bool guru_mode)
+    : tokens_(tokens), arena_(arena), diags_(diags), guru_mode_(guru_mode) {}
 
 // ---------------------------------------------------------------- tokens
 
@@ -117,37 +118,23 @@ Parser::Nest::Nest(Parser& p) : p_(p) {
   }
 }
 
-// After an error outside any block: skip to the next declaration.
+// After an error: skip to the next declaration keyword or embedded code,
+// as stap does (the rest of a bad probe or function is not looked at).
 void Parser::skip_to_top_level(size_t decl_start) {
-  if (pos_ == decl_start) advance();
-  while (peek().kind != TokenKind::end_of_input && !at_top_level_keyword()) advance();
+  // Step over the failing token when it is the declaration's first, or
+  // embedded code (already reported: stap would report it again).
+  if (pos_ == decl_start || peek().kind == TokenKind::embedded_code) advance();
+  while (peek().kind != TokenKind::end_of_input && !at_top_level_keyword() &&
+         peek().kind != TokenKind::embedded_code)
+    advance();
 }
 
-// After an error in a statement: skip past the next ';' or balanced '}',
-// or up to the '}' that closes the enclosing block, or up to the next
-// declaration keyword (a block left open).
-void Parser::skip_statement() {
-  int depth = 0;
-  for (;;) {
-    const Token& t = peek();
-    if (t.kind == TokenKind::end_of_input || at_top_level_keyword()) return;
-    if (t.kind == TokenKind::op) {
-      if (t.text == "(" || t.text == "[" || t.text == "{") {
-        ++depth;
-      } else if (t.text == ")" || t.text == "]" || t.text == "}") {
-        if (depth == 0 && t.text == "}") return;
-        if (depth > 0) --depth;
-        if (depth == 0 && t.text == "}") {
-          advance();
-          return;
-        }
-      } else if (t.text == ";" && depth == 0) {
-        advance();
-        return;
-      }
-    }
-    advance();
-  }
+// The operator token has been consumed; parsing resumes after it at the
+// top level, as stap's does.
+void Parser::require_guru(const Token& op) {
+  if (guru_mode_) return;
+  report(op, "using " + op.text + " operator not permitted; need stap -g");
+  throw ParseAbort{false};
 }
 
 // ---------------------------------------------------------------- file
@@ -158,8 +145,8 @@ void Parser::parse_file(ast::File& file) {
     size_t start = pos_;
     try {
       parse_declaration(file);
-    } catch (const ParseAbort&) {
-      skip_to_top_level(start);
+    } catch (const ParseAbort& abort) {
+      if (abort.skip) skip_to_top_level(start);
     }
   }
 }
@@ -300,9 +287,9 @@ ast::Expr* Parser::parse_literal() {
   fail_here("expected literal string or number");
 }
 
-ast::StringLit* Parser::parse_string() {
+ast::StringLit* Parser::parse_string(const char* error) {
   const Token& first = peek();
-  if (first.kind != TokenKind::string) fail_here("expected literal string");
+  if (first.kind != TokenKind::string) fail_here(error);
   auto* s = make<ast::StringLit>(first.loc);
   // Adjacent literals concatenate: "a" "b" is "ab".
   while (peek().kind == TokenKind::string) s->value += advance().text;
@@ -362,12 +349,13 @@ ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
 
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
-                                        ast::Arena& arena, Diagnostics& diags) {
+                                        ast::Arena& arena, Diagnostics& diags,
+                                        bool guru_mode) {
   auto out = std::make_unique<ast::File>();
   out->name = file_name;
   out->id = file;
   if (tokens.empty()) return out;
-  parse_detail::Parser(tokens, arena, diags).parse_file(*out);
+  parse_detail::Parser(tokens, arena, diags, guru_mode).parse_file(*out);
   return out;
 }
 
@@ -376,9 +364,11 @@ std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
                                       ast::Arena& arena, Diagnostics& diags) {
   std::vector<Token> tokens = lex(sources, file, diags);
   tokens = preprocess(std::move(tokens), env, macros, sources, diags);
-  std::unique_ptr<ast::File> out =
-      parse_tokens(tokens, sources.name(file), file, arena, diags);
-  out->is_tapset = sources.file(file).origin == FileOrigin::tapset;
+  // Tapset files may use the guru-only operators, as stap's may.
+  bool is_tapset = sources.file(file).origin == FileOrigin::tapset;
+  std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, diags,
+                                                env.guru_mode || is_tapset);
+  out->is_tapset = is_tapset;
   return out;
 }
 

@@ -21,13 +21,16 @@
 namespace stap {
 
 // Parses preprocessed tokens.  Never returns null; on errors the file holds
-// what could be parsed.
+// what could be parsed.  Without guru_mode (-g) @const and @kregister are
+// parse errors, as in stap.
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
-                                        ast::Arena& arena, Diagnostics& diags);
+                                        ast::Arena& arena, Diagnostics& diags,
+                                        bool guru_mode = false);
 
 
-// lex + preprocess + parse one file of the SourceManager.
+// lex + preprocess + parse one file of the SourceManager; guru mode is
+// env.guru_mode, or always for a tapset file.
 std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
                                       const PreprocessorEnv& env, MacroTable& macros,
                                       ast::Arena& arena, Diagnostics& diags);

@@ -3,8 +3,9 @@
 // aliases), parse_stmt.cpp (statements) and parse_expr.cpp / parse_target.cpp
 // (expressions, target variables and @-operators).
 //
-// Errors are reported once and then thrown as ParseAbort; the statement
-// loop of a block and the top-level loop catch it, skip ahead and go on.
+// Errors are reported once and then thrown as ParseAbort; as in stap, only
+// the top-level loop catches it: it skips to the next declaration keyword
+// (or %{) and goes on, so one run shows one error per declaration.
 #pragma once
 
 #include <string>
@@ -19,8 +20,12 @@
 namespace stap::parse_detail {
 
 // Thrown after a parse error has been reported (or deliberately not
-// reported, when it would repeat one at the same place).
-struct ParseAbort {};
+// reported, when it would repeat one at the same place).  skip false:
+// resume at the very next token as if it began a declaration (stap does
+// so after "need stap -g", reporting whatever follows as a second error).
+struct ParseAbort {
+  bool skip = true;
+};
 
 // Deeper nesting than this (blocks, parentheses, unary chains ...) is an
 // error rather than a stack overflow.
@@ -31,7 +36,8 @@ constexpr size_t kMaxExpandedPoints = 10000;
 
 class Parser {
  public:
-  Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags);
+  Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
+         bool guru_mode);
 
   void parse_file(ast::File& file);
 
@@ -57,7 +63,8 @@ class Parser {
   [[noreturn]] void fail(const Token& at, std::string message);
   [[noreturn]] void fail_here(std::string message) { fail(peek(), std::move(message)); }
   void skip_to_top_level(size_t decl_start);
-  void skip_statement();
+  // "using @const operator not permitted; need stap -g" unless guru mode.
+  void require_guru(const Token& op);
 
   // RAII nesting counter; throws past kMaxNesting.
   class Nest {
@@ -81,7 +88,9 @@ class Parser {
   ast::Type parse_type_suffix();  // after ':'
   ast::Expr* parse_literal();     // string, number or -number
   ast::NumberLit* make_number(const Token& t, bool negated);
-  ast::StringLit* parse_string();  // adjacent strings concatenate
+  // Adjacent strings concatenate.  stap words the error "expected string"
+  // in @cast, @var and @const, "expected literal string" elsewhere.
+  ast::StringLit* parse_string(const char* error = "expected literal string");
 
   // ---- probes (parse_probe.cpp)
   void parse_probe(ast::File& file);
@@ -131,6 +140,7 @@ class Parser {
   ast::Expr* parse_hist(bool linear);
   ast::NumberLit* parse_number_literal();
   ast::Expr* parse_at_op(const std::string& name, size_t min_args, size_t max_args);
+  ast::Expr* parse_guru_op();  // @const, @kregister, @uregister
   ast::Expr* parse_address_of();
 
   template <typename T>
@@ -146,6 +156,7 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool in_function_ = false;  // "return" is only valid in functions
+  bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
   std::string file_name_;
   std::unordered_set<size_t> reported_;  // indexes of tokens already blamed
 };

@@ -25,16 +25,17 @@ struct Parsed {
   std::unique_ptr<ast::File> file;
 
   // Lexes and parses only, so parser tests do not depend on the
-  // preprocessor; with_preprocessor runs the whole of pass 1.
+  // preprocessor; with_preprocessor runs the whole of pass 1.  guru is -g.
   explicit Parsed(const std::string& text, bool with_preprocessor = false,
-                  const std::string& name = "<input>") {
+                  const std::string& name = "<input>", bool guru = false) {
     FileId id = sources.add(name, text, FileOrigin::command_line);
     if (with_preprocessor) {
       PreprocessorEnv env;
+      env.guru_mode = guru;
       MacroTable macros;
       file = parse_file(sources, id, env, macros, arena, diags);
     } else {
-      file = parse_tokens(lex(sources, id, diags), name, id, arena, diags);
+      file = parse_tokens(lex(sources, id, diags), name, id, arena, diags, guru);
     }
   }
   std::string errors() {
@@ -59,13 +60,13 @@ inline std::string strip_file_header(const std::string& print) {
 
 // Parses `text` (which must be valid), prints it, and checks the round
 // trip: the print parses without errors and prints identically.
-inline std::string p1(const std::string& text) {
-  Parsed first(text);
+inline std::string p1(const std::string& text, bool guru = false) {
+  Parsed first(text, false, "<input>", guru);
   INFO("script: " << text);
   INFO("errors: " << first.errors());
   REQUIRE(first.diags.error_count() == 0);
   std::string print = strip_file_header(first.printed());
-  Parsed second(print);
+  Parsed second(print, false, "<input>", guru);
   INFO("print: " << print);
   INFO("errors of the print: " << second.errors());
   REQUIRE(second.diags.error_count() == 0);
