@@ -9,12 +9,15 @@
 
 namespace stap::parse_detail {
 
-// probe PP, PP { body }  |  probe NAME, NAME = PP, PP { prologue }
+// probe PP, PP { body }  |  probe NAME = PP, PP { prologue }
 //                        |  probe NAME += PP { epilogue }
 void Parser::parse_probe(ast::File& file) {
   const Token& start = tokens_[pos_ - 1];
   std::vector<ast::ProbePoint*> points = parse_probe_points();
   if (at_op("=") || at_op("+=")) {
+    // An alias has one name; stap rejects "a, b =" and "a.{b,c} =" at
+    // the '=' with this wording.
+    if (points.size() != 1) fail_here("expected probe point specifier");
     check_alias_names(points);
     auto* alias = make<ast::AliasDecl>(start.loc);
     alias->epilogue = advance().text == "+=";

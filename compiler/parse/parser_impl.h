@@ -99,7 +99,7 @@ class Parser {
   std::vector<std::vector<ast::ProbePointComponent>> parse_point_sequence(size_t& budget);
   ast::ProbePointComponent parse_point_component();
   std::string parse_point_name();
-  void check_alias_names(const std::vector<ast::ProbePoint*>& names);
+  void check_alias_names(const std::vector<ast::ProbePoint*>& names);  // just one
 
   // ---- statements (parse_stmt.cpp)
   ast::Block* parse_block();

@@ -190,7 +190,7 @@ TEST_CASE("parser: brace expansion is bounded", "[parser]") {
 }
 
 TEST_CASE("parser: aliases", "[parser]") {
-  Parsed p("probe a.b = c.d, e.f { x = 1 }\nprobe g += h {}\nprobe m, n = o {}");
+  Parsed p("probe a.b = c.d, e.f { x = 1 }\nprobe g += h {}\nprobe m.{n} = o {}");
   REQUIRE(p.diags.error_count() == 0);
   const auto& as = p.file->aliases;
   REQUIRE(as.size() == 3);
@@ -198,8 +198,24 @@ TEST_CASE("parser: aliases", "[parser]") {
   CHECK(as[0]->points.size() == 2);
   CHECK_FALSE(as[0]->epilogue);
   CHECK(as[1]->epilogue);
-  CHECK(as[2]->names.size() == 2);
+  CHECK(as[2]->names.size() == 1);
   CHECK(p.file->probes.empty());
+}
+
+TEST_CASE("parser: an alias has exactly one name", "[parser]") {
+  CHECK(one_error("probe m, n = o {}") ==
+        "parse error: expected probe point specifier\n"
+        "        saw: operator '=' at <input>:1:12\n"
+        "     source: probe m, n = o {}\n"
+        "                        ^\n\n");
+  CHECK(one_error("probe m, n += o {}").find("expected probe point specifier\n"
+                                            "        saw: operator '+=' at <input>:1:12") !=
+        std::string::npos);
+  // Checked before the name's own form: '?' on a second name is not blamed.
+  CHECK(one_error("probe m?, n = o {}").find("expected probe point specifier") !=
+        std::string::npos);
+  CHECK(one_error("probe m.{a,b} = o {}").find("operator '=' at <input>:1:15") !=
+        std::string::npos);
 }
 
 TEST_CASE("parser: probe errors", "[parser]") {

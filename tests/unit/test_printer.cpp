@@ -92,8 +92,6 @@ TEST_CASE("printer: aliases", "[printer]") {
   CHECK(p1("probe a.b(1) = c {}") == "probe a.b(1) = c{\n}");
   CHECK(p1("probe a.b = c if (x) {}") == "probe a.b = c if (x){\n}");
   CHECK(p1("probe a.* = c {}") == "probe a.* = c{\n}");
-  // Several names: not in stap 4.8, kept by this parser.
-  CHECK(p1("probe a, b = c {}") == "probe a, b = c{\n}");
 }
 
 TEST_CASE("printer: if/else and the ';' after every statement", "[printer]") {
