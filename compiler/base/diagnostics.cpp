@@ -25,8 +25,10 @@ void Diagnostics::report(Diagnostic d) {
   std::string key = d.category + '\0' + d.message + '\0' + d.token + '\0' +
                     std::to_string(d.loc.file) + ':' + std::to_string(d.loc.line) + ':' +
                     std::to_string(d.loc.column) + ':' + std::to_string(d.loc.expansion);
-  if (!seen_.insert(std::move(key)).second) return;
-  if (d.severity == Severity::error) ++errors_; else ++warnings_;
+  if (d.counted && !seen_.insert(std::move(key)).second) return;
+  if (d.counted) {
+    if (d.severity == Severity::error) ++errors_; else ++warnings_;
+  }
   list_.push_back(std::move(d));
 }
 
@@ -67,7 +69,7 @@ void Diagnostics::plain_error(std::string message) {
 
 size_t Diagnostics::count_of(const std::string& category) const {
   size_t n = 0;
-  for (const Diagnostic& d : list_) n += d.category == category;
+  for (const Diagnostic& d : list_) n += d.counted && d.category == category;
   return n;
 }
 

@@ -43,6 +43,12 @@ struct Diagnostic {
   std::string saw_label = "saw";
   SourceLoc loc;
   std::vector<ExpansionStep> chain;
+  // False for an error that does not fail the run: a tapset file that does
+  // not parse is reported, then skipped (TapsetLibrary::load).  Such a
+  // diagnostic is rendered like the others but counted by neither
+  // error_count() nor count_of(), and said even when identical to an
+  // earlier one (each skipped file reports its own "1 parse error.").
+  bool counted = true;
 };
 
 class Diagnostics {

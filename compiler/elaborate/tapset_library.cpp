@@ -50,6 +50,26 @@ bool read_text(const std::string& path, std::string& text) {
   return true;
 }
 
+// Moves what parsing one tapset file reported into `diags`.  A file with
+// errors is skipped rather than failing every script, as stap does: its
+// errors are shown but not counted, then its own count line and a warning
+// that it is skipped.  Returns false for such a file.
+bool pass_on(const Diagnostics& own, const std::string& path, Diagnostics& diags) {
+  bool failed = own.error_count() > 0;
+  for (Diagnostic d : own.all()) {
+    if (d.severity == Severity::error) d.counted = false;
+    diags.report(std::move(d));
+  }
+  if (!failed) return true;
+  size_t n = own.count_of("parse error");
+  Diagnostic count;
+  count.message = std::to_string(n) + (n == 1 ? " parse error." : " parse errors.");
+  count.counted = false;
+  diags.report(std::move(count));
+  diags.warning(SourceLoc{}, "tapset \"" + path + "\" has errors, and will be skipped");
+  return false;
+}
+
 }  // namespace
 
 void TapsetLibrary::load(const std::vector<std::string>& dirs, const PreprocessorEnv& env,
@@ -64,15 +84,21 @@ void TapsetLibrary::load(const std::vector<std::string>& dirs, const Preprocesso
     if (!read_text(path, text)) continue;
     FileId id = sources.add(path, std::move(text), FileOrigin::macro_library);
     macros.begin_file();
+    size_t errors = diags.error_count();
     parse_file(sources, id, env, macros, arena, diags);
+    // Its macros are dropped (preprocessor.h); unlike a tapset's, its
+    // errors still fail the run, as in stap.
+    if (diags.error_count() != errors)
+      diags.warning(SourceLoc{}, "macro tapset \"" + path + "\" has errors, and will be skipped.");
   }
   for (const std::string& path : script_files) {
     std::string text;
     if (!read_text(path, text)) continue;
     FileId id = sources.add(path, std::move(text), FileOrigin::tapset);
     macros.begin_file();
-    std::unique_ptr<ast::File> file = parse_file(sources, id, env, macros, arena, diags);
-    if (!file) continue;
+    Diagnostics own(sources);
+    std::unique_ptr<ast::File> file = parse_file(sources, id, env, macros, arena, own);
+    if (!pass_on(own, path, diags) || !file) continue;
     file->is_tapset = true;
     LibraryFile lf;
     lf.tree = file.get();

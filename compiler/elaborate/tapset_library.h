@@ -23,8 +23,9 @@ namespace stap {
 class TapsetLibrary {
  public:
   // Parses every *.stpm then *.stp file under dirs (recursively, sorted by
-  // path; later dirs win nothing: all are searched).  Parse errors in a
-  // tapset are reported like any other.
+  // path; later dirs win nothing: all are searched).  A tapset file that
+  // does not parse is reported and skipped (its names stay unknown); its
+  // errors do not fail the run.  A macro file's errors do, as in stap.
   void load(const std::vector<std::string>& dirs, const PreprocessorEnv& env,
             MacroTable& macros, SourceManager& sources, ast::Arena& arena,
             Diagnostics& diags);

@@ -2,7 +2,11 @@
 // program only when a name it defines is needed.
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "probe_fixture.h"
 
@@ -147,4 +151,62 @@ TEST_CASE("the shipped tapsets parse cleanly and define what scripts rely on") {
   REQUIRE(file.probes.size() == 1);
   REQUIRE(file.probes[0]->body->statements.size() >= 1);
   CHECK(dynamic_cast<stap::ast::TryStmt*>(file.probes[0]->body->statements[0]) != nullptr);
+}
+
+namespace {
+
+// A directory of tapset files written for one test, removed afterwards.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    char tmpl[] = "/tmp/stap_tapset_test_XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a tapset file that does not parse is reported, skipped, and fails nothing") {
+  ScratchDir dir;
+  dir.write("a_bad.stp", "function bad_one() { return 1 + }\nfunction bad_two() { return ) }\n");
+  dir.write("b_good.stp", "function good_one() { return 1 }\n");
+  ProbeFixture f;
+  f.load({dir.path.string()});
+  CHECK(f.diags.error_count() == 0);
+  CHECK(f.diags.count_of("parse error") == 0);
+  CHECK(f.library.file_count() == 1);
+  CHECK(f.library.need_function("bad_one", f.program).empty());
+  CHECK(f.library.need_function("good_one", f.program).size() == 1);
+  std::string out = f.messages();
+  CHECK(out.find("parse error: expected literal string or number") != std::string::npos);
+  std::string bad = (dir.path / "a_bad.stp").string();
+  CHECK(out.find("2 parse errors.\nWARNING: tapset \"" + bad +
+                 "\" has errors, and will be skipped\n") != std::string::npos);
+}
+
+TEST_CASE("each skipped tapset file has its own count line") {
+  ScratchDir dir;
+  dir.write("a.stp", "function a() { return 1 + }\n");
+  dir.write("b.stp", "function b() { return 1 + }\n");
+  ProbeFixture f;
+  f.load({dir.path.string()});
+  std::string out = f.messages();
+  size_t first = out.find("1 parse error.\n");
+  REQUIRE(first != std::string::npos);
+  CHECK(out.find("1 parse error.\n", first + 1) != std::string::npos);
+  CHECK(f.diags.error_count() == 0);
+}
+
+TEST_CASE("a macro file with errors still fails the run") {
+  ScratchDir dir;
+  dir.write("bad.stpm", "@define foo %( 1 + \n");
+  ProbeFixture f;
+  f.load({dir.path.string()});
+  CHECK(f.diags.error_count() > 0);
+  CHECK(f.messages().find("WARNING: macro tapset \"" + (dir.path / "bad.stpm").string() +
+                          "\" has errors, and will be skipped.") != std::string::npos);
 }
