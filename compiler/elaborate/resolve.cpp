@@ -310,15 +310,21 @@ void Resolver::visit(InExpr& n) {
 void Resolver::visit(ForeachStmt& n) {
   use_base(n.base, static_cast<int>(n.keys.size()), Use::read);
   for (Expr* e : n.slice) walk(e);
-  if (n.value) use_symbol(*n.value, 0, Use::write);
+  // Keys before the value: stap's order, which orders -p2's locals.
   for (Symbol* k : n.keys) use_symbol(*k, 0, Use::write);
+  if (n.value) use_symbol(*n.value, 0, Use::write);
   walk(n.limit);
   walk(n.body);
 }
 
 void Resolver::visit(DeleteStmt& n) {
   if (auto* sym = dynamic_cast<Symbol*>(n.target)) {
-    // `delete x` fits a scalar and a whole array alike.
+    // `delete x` fits a scalar and a whole array alike, but only one that
+    // exists: it declares nothing.
+    if (!refresh_ && !sym->decl && scope_.locals && !lookup(sym->name, sym->loc.file)) {
+      diags_.semantic_error(sym->loc, "unresolved array in delete statement", ident(sym->name));
+      return;
+    }
     use_symbol(*sym, kAnyArity, Use::write);
   } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.target)) {
     for (Expr* e : idx->indexes) walk(e);

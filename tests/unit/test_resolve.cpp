@@ -147,3 +147,22 @@ TEST_CASE("similar_names orders by distance, then length, then name") {
         "log, HZ, pn, pp, cpu");
   CHECK(stap::similar_names("zzzzzz", {"a", "b"}).empty());
 }
+
+TEST_CASE("foreach declares its keys before its value, as stap lists them") {
+  ElaborateFixture f(true);
+  REQUIRE(f.run("global a; probe begin { a[1, \"x\"] = 2; foreach (v = [k1, k2] in a) print(v, k1, k2) }"));
+  auto& locals = f.program.probes.at(0).decl->locals;
+  REQUIRE(locals.size() == 3);
+  CHECK(locals[0]->name == "k1");
+  CHECK(locals[1]->name == "k2");
+  CHECK(locals[2]->name == "v");
+}
+
+TEST_CASE("delete of a name that is nothing yet is an error, not a new local") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("function f() { return 1 } probe begin { delete f; println(f()) }"));
+  CHECK(f.messages().find("semantic error: unresolved array in delete statement: identifier 'f' "
+                          "at <input>:1:48") != std::string::npos);
+  ElaborateFixture ok(true);
+  CHECK(ok.run("probe begin { x = 1; delete x; print(x) }"));
+}
