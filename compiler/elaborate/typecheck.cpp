@@ -1,5 +1,6 @@
 #include "elaborate/typecheck.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -105,6 +106,8 @@ class TypeChecker : public TraversingVisitor {
   std::unordered_map<const FunctionDecl*, Origin> return_origin_;
   std::unordered_map<const VarDecl*, size_t> param_index_;
   std::set<std::pair<std::string, std::string>> reported_;
+  std::vector<const VarDecl*> stat_locals_;
+  std::vector<const Expr*> printed_stats_;  // in the order met
 };
 
 // ---------------------------------------------------------------- driver
@@ -118,6 +121,14 @@ bool TypeChecker::run() {
     changes_ = 0;
     pass();
   } while (changes_ > 0 && errors_ == 0);
+  for (const VarDecl* v : stat_locals_)
+    error(v->loc, "stat locals not supported, missing global declaration? ",
+          quoted("identifier", v->name));
+  // print(s) of a statistic: stap finds it when translating, so code it
+  // elides is not blamed; here it waits for the final check too.
+  if (errors_ == 0 && report_unresolved_)
+    for (const Expr* e : printed_stats_)
+      error(e->loc, "cannot print a raw stats object", describe_expr(*e));
   if (errors_ == 0 && report_unresolved_) report_unresolved();
   for (FunctionDecl* fn : program_.functions)
     for (size_t i = 0; i < fn->param_decls.size() && i < fn->params.size(); ++i)
@@ -174,11 +185,10 @@ Origin TypeChecker::declared_origin(const VarDecl& decl) const {
 
 void TypeChecker::infer_decl(VarDecl* decl, Type t, const Expr& at) {
   if (!decl || t == kUnknown) return;
-  if (t == Type::stats && decl->scope != VarDecl::Scope::global) {
-    error(at.loc, "stat locals not supported, missing global declaration? ", describe_expr(at));
-    return;
-  }
   if (decl->type == kUnknown) {
+    // A statistic must be global; stap says so once the types are known,
+    // at the variable's first appearance.
+    if (t == Type::stats && decl->scope != VarDecl::Scope::global) stat_locals_.push_back(decl);
     decl->type = t;
     decl_origin_[decl] = {at.loc, describe_expr(at)};
     learned();
@@ -458,6 +468,14 @@ void TypeChecker::visit(CallExpr& n) {
       if (t == kUnknown && p->type != kUnknown) check(n.args[i], p->type);
     }
     n.type = fn->return_type;
+    // An inferred return type conflicting with the call's context blames
+    // the call and names the return statement it came from.
+    auto origin = return_origin_.find(fn);
+    if (!fn->return_type_declared && expected_ != kUnknown && n.type != kUnknown &&
+        n.type != expected_ && origin != return_origin_.end()) {
+      self_checked_ = true;
+      conflict("", expected_, n, n.type, origin->second);
+    }
     return;
   }
   const Builtin* b = find_builtin(n.name, n.args.size());
@@ -476,6 +494,10 @@ void TypeChecker::visit(CallExpr& n) {
     // A fixed parameter is a declared one in stap's tapsets.
     if (b->shape == ArgShape::fixed) check_declared(n.args[i], t);
     else check(n.args[i], t);
+    bool prints_values = b->shape == ArgShape::values || b->shape == ArgShape::delimited;
+    if (prints_values && n.args[i]->type == Type::stats &&
+        std::find(printed_stats_.begin(), printed_stats_.end(), n.args[i]) == printed_stats_.end())
+      printed_stats_.push_back(n.args[i]);
   }
   n.type = b->return_type;
 }
@@ -510,10 +532,12 @@ void TypeChecker::visit(ForeachStmt& n) {
       infer_index(d, i, kt, *k);
     }
     check_indexes(d, n.slice);
-    if (n.value) {
-      // Values of a statistic array are read through @count & co.
-      Type vt = check(n.value, d->type == Type::stats ? kUnknown : d->type);
-      if (d->type != Type::stats) infer_decl(d, vt, *n.value);
+    if (n.value && d->type == Type::stats) {
+      // Values of a statistic array are read through @count & co. of the
+      // array's element, never copied into a variable.
+      error(n.value->loc, "invalid type stats", describe_expr(*n.value));
+    } else if (n.value) {
+      infer_decl(d, check(n.value, d->type), *n.value);
     }
     base->type = d->type;
   }

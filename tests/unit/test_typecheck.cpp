@@ -164,3 +164,50 @@ TEST_CASE("the builtin table answers by name and arity") {
   CHECK(stap::find_builtin("exit", 0)->signature() == "exit:unknown ()");
   CHECK(stap::find_builtin("kernel_string", 1)->context == stap::BuiltinContext::kernel);
 }
+
+TEST_CASE("a call in the wrong context blames the call and names the return it was typed by") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("function f() { return \"text\" } probe begin { println(f() + 1) }"));
+  CHECK(f.messages() ==
+        "semantic error: type mismatch (long): identifier 'f' at <input>:1:54\n"
+        "        source: function f() { return \"text\" } probe begin { println(f() + 1) }\n"
+        "                                                                     ^\n\n"
+        "semantic error: type was first inferred here (string): string 'text' at <input>:1:23\n"
+        "        source: function f() { return \"text\" } probe begin { println(f() + 1) }\n"
+        "                                      ^\n\n");
+}
+
+TEST_CASE("a statistic local is reported once, where it first appears") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("probe begin { print(x); x <<< 1; print(@count(x)) }"));
+  CHECK(f.messages() ==
+        "semantic error: stat locals not supported, missing global declaration? : "
+        "identifier 'x' at <input>:1:21\n"
+        "        source: probe begin { print(x); x <<< 1; print(@count(x)) }\n"
+        "                                    ^\n\n");
+  // A local that is a long already is a plain conflict.
+  ElaborateFixture l(true);
+  CHECK_FALSE(l.run("probe begin { x = 1; print(@count(x)) }"));
+  CHECK(l.messages().starts_with("semantic error: type mismatch (stats): identifier 'x' at <input>:1:35"));
+}
+
+TEST_CASE("the value of a foreach over statistics is invalid") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("global st; probe begin { foreach (v = k in st) println(k, @count(v)); st[1] <<< 5 }"));
+  std::string m = f.messages();
+  size_t invalid = m.find("semantic error: invalid type stats: identifier 'v' at <input>:1:35");
+  size_t local = m.find("semantic error: stat locals not supported, missing global declaration? : "
+                        "identifier 'v' at <input>:1:35");
+  CHECK(invalid != std::string::npos);
+  CHECK(local != std::string::npos);
+  CHECK(invalid < local);
+}
+
+TEST_CASE("printing a statistic is an error, unless the print is elided") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("global s; probe begin { s <<< 1; printd(\",\", 1, s) }"));
+  CHECK(f.messages().starts_with(
+      "semantic error: cannot print a raw stats object: identifier 's' at <input>:1:49"));
+  ElaborateFixture elided;
+  CHECK(elided.run("global s; probe begin { s <<< 1; x = sprint(s) }"));
+}
