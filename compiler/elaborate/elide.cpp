@@ -146,6 +146,9 @@ class Elider {
   Purity purity_;
   std::unordered_map<const ExprStmt*, StmtStart> starts_;
   std::unordered_set<const FunctionDecl*> warned_empty_;
+  // Statements elided inside tapsets are not the user's to fix: stap
+  // warns only about its user's files.
+  std::unordered_set<FileId> tapset_files_;
 };
 
 // Probe bodies first, then functions, as stap walks them.
@@ -158,6 +161,8 @@ void Elider::each_body(F f) {
 }
 
 void Elider::run() {
+  for (const auto& f : program_.files)
+    if (f->is_tapset) tapset_files_.insert(f->id);
   never_assigned_warnings();
   for (int round = 0; round < 100; ++round) {
     warn_ = round == 0;
@@ -179,8 +184,9 @@ void Elider::run() {
 // be rewritten in place.
 class AssignmentEliser : public TraversingVisitor {
  public:
-  AssignmentEliser(Diagnostics& diags, bool warn, int& changes)
-      : diags_(diags), warn_(warn), changes_(changes) {}
+  AssignmentEliser(Diagnostics& diags, bool warn, const std::unordered_set<FileId>& quiet_files,
+                   int& changes)
+      : diags_(diags), warn_(warn), quiet_files_(quiet_files), changes_(changes) {}
 
   using TraversingVisitor::visit;
   void visit(TargetSymbol& n) override { components(n.components); }
@@ -217,7 +223,7 @@ class AssignmentEliser : public TraversingVisitor {
     while (auto* a = dynamic_cast<AssignExpr*>(e)) {
       auto* target = dynamic_cast<Symbol*>(a->target);
       if (a->op != "=" || !target || !is_local(target->decl) || target->decl->read) break;
-      if (warn_)
+      if (warn_ && !quiet_files_.contains(a->loc.file))
         diags_.warning(a->loc, "Eliding assignment to '" + target->name + "'", "operator '='");
       e = a->value;
       ++changes_;
@@ -227,6 +233,7 @@ class AssignmentEliser : public TraversingVisitor {
 
   Diagnostics& diags_;
   bool warn_;
+  const std::unordered_set<FileId>& quiet_files_;
   int& changes_;
 };
 
@@ -240,7 +247,7 @@ void Elider::sweep_assignments(Block* body) {
   } starts;
   starts.out = &starts_;
   body->accept(starts);
-  AssignmentEliser eliser(diags_, warn_, changes_);
+  AssignmentEliser eliser(diags_, warn_, tapset_files_, changes_);
   body->accept(eliser);
 }
 
@@ -255,11 +262,10 @@ bool Elider::reduce(Stmt*& s, bool in_function) {
   }
   if (auto* e = dynamic_cast<ExprStmt*>(s)) {
     if (e->expr && !purity_.pure(e->expr, false)) return true;
-    if (warn_) {
-      auto it = starts_.find(e);
-      StmtStart start = it != starts_.end() ? it->second : start_of(*e);
+    auto it = starts_.find(e);
+    StmtStart start = it != starts_.end() ? it->second : start_of(*e);
+    if (warn_ && !tapset_files_.contains(start.loc.file))
       diags_.warning(start.loc, "Eliding side-effect-free expression ", start.token);
-    }
     return false;
   }
   if (auto* i = dynamic_cast<IfStmt*>(s)) {

@@ -16,7 +16,8 @@
 //     ("Probe 'begin' has been elided").
 // Before that, variables read but never assigned are reported
 // ("never-assigned local variable 'x' (similar: ...)").  Warnings about
-// statements come from the first round only, as stap's do.
+// statements come from the first round only, and only for statements in
+// the user's files (not tapsets), as stap's do.
 #pragma once
 
 #include "ast/ast.h"

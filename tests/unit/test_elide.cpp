@@ -125,3 +125,15 @@ TEST_CASE("globals that are read, or updated only, are shown or not as stap does
   REQUIRE(updated.run("global c; probe begin { c++ }"));
   CHECK(updated.program.probes.size() == 2);
 }
+
+TEST_CASE("statements elided inside a tapset are not warned about") {
+  ElaborateFixture f;
+  f.load({stap::test::test_tapset_dir()});
+  // The alias assigns `name`, which nothing reads.
+  REQUIRE(f.run("probe syscall.open { print(1); x = 2 }"));
+  CHECK(warnings(f.diags) == std::vector<std::string>{
+                                 "Eliding assignment to 'x': operator '='",
+                                 "Eliding side-effect-free expression : identifier 'x'",
+                             });
+  CHECK(f.local(0, "name") == nullptr);
+}
