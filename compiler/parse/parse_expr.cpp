@@ -15,6 +15,7 @@
 //   - + ! ~ ++ -- &  (prefix)  ++ -- (postfix)
 //
 // Binary levels use precedence climbing, so nesting costs few stack frames.
+#include "base/format_string.h"
 #include "parse/parser_impl.h"
 
 namespace stap::parse_detail {
@@ -207,7 +208,8 @@ ast::Expr* Parser::parse_identifier_expr() {
 }
 
 // f(a, b).  As in stap, the print family is checked here: printf and
-// sprintf take a literal format, printd and friends a literal delimiter
+// sprintf take a literal, well-formed format (a bad one is blamed on the
+// token after it, as stap does), printd and friends a literal delimiter
 // and at least two values, print and sprint at least one value.
 ast::Expr* Parser::parse_call(const Token& name) {
   const std::string& f = name.text;
@@ -222,6 +224,7 @@ ast::Expr* Parser::parse_call(const Token& name) {
   for (;;) {
     bool literal = call->args.empty() && (format || delimited);
     call->args.push_back(literal ? parse_string() : parse_expr());
+    if (literal && format) check_format(static_cast<ast::StringLit*>(call->args[0])->value);
     if (accept_op(",")) continue;
     if (!at_op(")")) fail_here(expected);
     if (call->args.size() < min_args)
@@ -230,6 +233,12 @@ ast::Expr* Parser::parse_call(const Token& name) {
   }
   advance();
   return call;
+}
+
+void Parser::check_format(const std::string& format) {
+  std::vector<PrintfPiece> pieces;
+  std::string error;
+  if (!parse_printf_format(format, pieces, error)) fail_here(error);
 }
 
 // [k1, k2, ...]; a '*' entry (a null pointer) where a slice is allowed.

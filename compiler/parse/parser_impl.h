@@ -127,6 +127,7 @@ class Parser {
   ast::Expr* parse_primary();
   ast::Expr* parse_identifier_expr();
   ast::Expr* parse_call(const Token& name);
+  void check_format(const std::string& format);  // printf/sprintf, in pass 1 as stap
   std::vector<ast::Expr*> parse_index_list(bool allow_wildcard);  // after '['
   ast::ArrayIndex* make_index(const Token& name, std::vector<ast::Expr*> indexes);
 

@@ -202,6 +202,23 @@ TEST_CASE("parser: aliases", "[parser]") {
   CHECK(p.file->probes.empty());
 }
 
+TEST_CASE("parser: printf and sprintf formats are checked in pass 1", "[parser]") {
+  // Blamed on the token after the format, as stap does.
+  CHECK(one_error("probe begin { printf(\"%q\\n\", 1) }") ==
+        "parse error: invalid or missing conversion specifier\n"
+        "        saw: operator ',' at <input>:1:28\n"
+        "     source: probe begin { printf(\"%q\\n\", 1) }\n"
+        "                                        ^\n\n");
+  CHECK(one_error("probe begin { x = sprintf(\"%5\") }")
+            .find("trailing incomplete print format conversion\n"
+                  "        saw: operator ')' at <input>:1:31") != std::string::npos);
+  // Adjacent literals are one format.
+  CHECK(one_error("probe begin { printf(\"%\" \"q\") }")
+            .find("invalid or missing conversion specifier") != std::string::npos);
+  Parsed ok("probe begin { printf(\"%-5d %s %%\", 1, \"a\"); printd(\"%q\", 1, 2) }");
+  CHECK(ok.diags.error_count() == 0);
+}
+
 TEST_CASE("parser: an alias has exactly one name", "[parser]") {
   CHECK(one_error("probe m, n = o {}") ==
         "parse error: expected probe point specifier\n"
