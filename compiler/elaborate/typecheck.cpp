@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ast/visitor.h"
+#include "elaborate/body_context.h"
 #include "elaborate/builtins.h"
 
 namespace stap {
@@ -108,11 +109,18 @@ class TypeChecker : public TraversingVisitor {
   std::set<std::pair<std::string, std::string>> reported_;
   std::vector<const VarDecl*> stat_locals_;
   std::vector<const Expr*> printed_stats_;  // in the order met
+  // What the body being checked offers; target variables used where it
+  // offers none, with what they are told.
+  std::unordered_map<const ProbeDecl*, BodyContext> contexts_;
+  BodyContext function_context_ = function_context();
+  const BodyContext* context_ = nullptr;
+  std::unordered_map<const TargetSymbol*, std::string> orphan_targets_;
 };
 
 // ---------------------------------------------------------------- driver
 
 bool TypeChecker::run() {
+  contexts_ = body_contexts(program_);
   for (FunctionDecl* fn : program_.functions)
     for (size_t i = 0; i < fn->param_decls.size(); ++i) param_index_[fn->param_decls[i]] = i;
   // A pass that found a conflict ends the checking: later passes would
@@ -144,15 +152,18 @@ void TypeChecker::pass() {
   function_ = nullptr;
   for (DerivedProbe& dp : program_.probes) {
     if (!dp.decl) continue;
+    context_ = &contexts_[dp.decl];
     if (dp.point && dp.point->condition && conditions.insert(dp.point).second)
       check(dp.point->condition, Type::long_);
     if (bodies.insert(dp.decl).second && dp.decl->body) dp.decl->body->accept(*this);
   }
+  context_ = &function_context_;
   for (FunctionDecl* fn : program_.functions) {
     function_ = fn;
     if (fn->body) fn->body->accept(*this);
   }
   function_ = nullptr;
+  context_ = nullptr;
 }
 
 std::string loc_key(SourceLoc loc) {
@@ -421,6 +432,14 @@ Type target_type(Type given, bool pretty) {
 
 void TypeChecker::visit(TargetSymbol& n) {
   for (TargetComponent& c : n.components) check(c.index_expr, Type::long_);
+  if (context_ && !context_->target_vars) {
+    // Nothing to read it from.  It takes the type its context gives, if
+    // any, and is reported with what stays unresolved: code that is
+    // elided is not blamed, as in stap.
+    orphan_targets_.try_emplace(&n, context_->no_target_vars_message);
+    if (n.type == kUnknown) n.type = expected_;
+    return;
+  }
   // $$vars, $$parms, $$locals, $$return print as "name=0x..." strings.
   n.type = target_type(n.type, n.pretty > 0 || n.name.starts_with("$$"));
 }
@@ -577,29 +596,44 @@ void TypeChecker::visit(TryStmt& n) {
 // ---------------------------------------------------------------- unresolved
 
 // After the fixed point: every variable use still untyped is an error, as
-// is every declaration (stap reports both).
+// is every declaration (stap reports both); so is every target variable
+// where there are none, in the same walk.
 class UnresolvedFinder : public TraversingVisitor {
  public:
-  explicit UnresolvedFinder(std::vector<const Expr*>& out) : out_(out) {}
+  struct Found {
+    const Expr* at;
+    std::string message;
+  };
+  UnresolvedFinder(const std::unordered_map<const TargetSymbol*, std::string>& orphans,
+                   std::vector<Found>& out)
+      : orphans_(orphans), out_(out) {}
   using TraversingVisitor::visit;
   void visit(Symbol& n) override {
-    if (n.decl && n.decl->type == kUnknown) out_.push_back(&n);
+    if (n.decl && n.decl->type == kUnknown) untyped(n);
   }
   void visit(ArrayIndex& n) override {
     TraversingVisitor::visit(n);
     auto* base = dynamic_cast<Symbol*>(n.base);
     if (!base || !base->decl) return;
     for (size_t i = 0; i < n.indexes.size() && i < base->decl->index_types.size(); ++i)
-      if (n.indexes[i] && base->decl->index_types[i] == kUnknown) out_.push_back(n.indexes[i]);
+      if (n.indexes[i] && base->decl->index_types[i] == kUnknown) untyped(*n.indexes[i]);
+  }
+  void visit(TargetSymbol& n) override {
+    TraversingVisitor::visit(n);
+    auto orphan = orphans_.find(&n);
+    if (orphan != orphans_.end()) out_.push_back({&n, orphan->second});
+    if (orphan != orphans_.end() && n.type == kUnknown) untyped(n);
   }
 
  private:
-  std::vector<const Expr*>& out_;
+  void untyped(const Expr& e) { out_.push_back({&e, "unresolved type "}); }
+  const std::unordered_map<const TargetSymbol*, std::string>& orphans_;
+  std::vector<Found>& out_;
 };
 
 void TypeChecker::report_unresolved() {
-  std::vector<const Expr*> found;
-  UnresolvedFinder finder(found);
+  std::vector<UnresolvedFinder::Found> found;
+  UnresolvedFinder finder(orphan_targets_, found);
   std::unordered_set<const ProbeDecl*> bodies;
   for (DerivedProbe& dp : program_.probes) {
     if (!dp.decl) continue;
@@ -608,7 +642,7 @@ void TypeChecker::report_unresolved() {
   }
   for (FunctionDecl* fn : program_.functions)
     if (fn->body) fn->body->accept(finder);
-  for (const Expr* e : found) error(e->loc, "unresolved type ", describe_expr(*e));
+  for (const auto& [e, message] : found) error(e->loc, message, describe_expr(*e));
   for (VarDecl* g : program_.globals) {
     bool unknown = g->type == kUnknown;
     for (Type t : g->index_types) unknown = unknown || t == kUnknown;
@@ -625,7 +659,8 @@ std::string describe_expr(const Expr& e) {
   if (auto* s = dynamic_cast<const StringLit*>(&e)) return quoted("string", escape(s->value));
   if (auto* c = dynamic_cast<const CallExpr*>(&e)) return quoted("identifier", c->name);
   if (auto* a = dynamic_cast<const ArrayIndex*>(&e)) return a->base ? describe_expr(*a->base) : "";
-  if (auto* t = dynamic_cast<const TargetSymbol*>(&e)) return quoted("identifier", t->name);
+  if (auto* t = dynamic_cast<const TargetSymbol*>(&e))
+    return quoted("identifier", t->name + std::string(static_cast<size_t>(t->pretty), '$'));
   if (auto* b = dynamic_cast<const BinaryExpr*>(&e)) return quoted("operator", b->op);
   if (auto* a = dynamic_cast<const AssignExpr*>(&e)) return quoted("operator", a->op);
   if (auto* u = dynamic_cast<const UnaryExpr*>(&e)) return quoted("operator", unary_op_text(u->op));

@@ -190,3 +190,46 @@ TEST_CASE("an optional point fails silently, even when malformed") {
   CHECK(resolve(f, "foo.bar", /*quiet=*/true).empty());
   CHECK(f.diags.error_count() == 0);
 }
+
+TEST_CASE("families say whether their probes have target variables and @entry") {
+  struct Case {
+    const char* point;
+    bool target_vars;
+    bool entry;
+  };
+  const Case cases[] = {
+      {"begin", false, false},
+      {"end(5)", false, false},
+      {"error", false, false},
+      {"never", false, false},
+      {"timer.ms(10)", false, false},
+      {"timer.profile.tick", false, false},
+      {"perf.type(0).config(0)", false, false},
+      {"kernel.function(\"vfs_read\")", true, false},
+      {"kernel.function(\"vfs_read\").return", true, true},
+      {"module(\"ext4\").function(\"f\").return.maxactive(4)", true, true},
+      {"kernel.trace(\"sched_switch\")", true, false},
+      {"process(\"/bin/ls\").function(\"main\")", true, false},
+      {"process(\"/bin/ls\").function(\"main\").return", true, true},
+      {"process(\"/bin/ls\").syscall", true, false},
+      {"process(\"/bin/ls\").syscall.return", true, false},
+      {"process.begin", false, false},
+      {"process(\"/bin/ls\").thread.end", false, false},
+  };
+  for (const Case& c : cases) {
+    ProbeFixture f;
+    stap::ast::ProbePoint& p = first_point(f, c.point);
+    const stap::ProbeProvider* provider = stap::find_provider(p);
+    INFO(c.point);
+    REQUIRE(provider != nullptr);
+    CHECK(provider->has_target_vars(p) == c.target_vars);
+    CHECK(provider->has_entry_values(p) == c.entry);
+  }
+  ProbeFixture f;
+  stap::ast::ProbePoint& life = first_point(f, "process.end");
+  CHECK(stap::find_provider(life)->no_target_vars_message(life).starts_with(
+      "only \"process(PATH_OR_PID).syscall\""));
+  stap::ast::ProbePoint& begin = first_point(f, "begin");
+  CHECK(stap::find_provider(begin)->no_target_vars_message(begin) ==
+        "unresolved target-symbol expression");
+}

@@ -127,7 +127,7 @@ TEST_CASE("what stays untyped is an unresolved type") {
 
 TEST_CASE("target variables are longs, their pretty forms strings") {
   ElaborateFixture f(true);
-  REQUIRE(f.run("probe begin { x = $foo; s = $$parms; t = $bar$; print(x, s, t) }"));
+  REQUIRE(f.run("probe kernel.function(\"f\") { x = $foo; s = $$parms; t = $bar$; print(x, s, t) }"));
   CHECK(f.local(0, "x")->type == Type::long_);
   CHECK(f.local(0, "s")->type == Type::string);
   CHECK(f.local(0, "t")->type == Type::string);
@@ -210,4 +210,40 @@ TEST_CASE("printing a statistic is an error, unless the print is elided") {
       "semantic error: cannot print a raw stats object: identifier 's' at <input>:1:49"));
   ElaborateFixture elided;
   CHECK(elided.run("global s; probe begin { s <<< 1; x = sprint(s) }"));
+}
+
+TEST_CASE("target variables where the probe has none are unresolved, typed or not") {
+  ElaborateFixture f(true);
+  CHECK_FALSE(f.run("probe timer.s(1) { $count = 1; println($x$) }"));
+  CHECK(f.messages() ==
+        "semantic error: unresolved target-symbol expression: identifier '$count' at <input>:1:20\n"
+        "        source: probe timer.s(1) { $count = 1; println($x$) }\n"
+        "                                   ^\n\n"
+        "semantic error: unresolved target-symbol expression: identifier '$x$' at <input>:1:40\n"
+        "        source: probe timer.s(1) { $count = 1; println($x$) }\n"
+        "                                                       ^\n\n"
+        "semantic error: unresolved type : identifier '$x$' at <input>:1:40\n"
+        "        source: probe timer.s(1) { $count = 1; println($x$) }\n"
+        "                                                       ^\n\n");
+  ElaborateFixture fn(true);
+  CHECK_FALSE(fn.run("function f() { return $x } probe kernel.function(\"g\") { println(f()) }"));
+  CHECK(fn.messages().starts_with(
+      "semantic error: unresolved target-symbol expression: identifier '$x' at <input>:1:23"));
+  ElaborateFixture life(true);
+  CHECK_FALSE(life.run("probe process.end { println($status) }"));
+  CHECK(life.messages().starts_with(
+      "semantic error: only \"process(PATH_OR_PID).syscall\" and "
+      "\"process(PATH_OR_PID).syscall.return\" probes support target symbols: "
+      "identifier '$status'"));
+  // A body shared with a family that has none has none.
+  ElaborateFixture shared(true);
+  CHECK_FALSE(shared.run("probe kernel.function(\"g\"), end { println($x) }"));
+  ElaborateFixture ok(true);
+  CHECK(ok.run("probe kernel.trace(\"sched_switch\"), process(\"/bin/ls\").syscall { println($x) }"));
+}
+
+TEST_CASE("a target variable in elided code is not blamed") {
+  ElaborateFixture f;
+  CHECK_FALSE(f.run("probe begin { x = $count }"));
+  CHECK(f.messages().find("target-symbol") == std::string::npos);
 }

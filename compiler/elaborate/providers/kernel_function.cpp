@@ -49,6 +49,13 @@ class KernelFunctionProvider : public ProbeProvider {
 
   // "kernel" is shared with the tracepoint family; everything else under
   // it ("kernel" alone included, for the truncation message) is ours.
+  // Function arguments and locals ($x, $$parms, $return) come from BTF or
+  // DWARF; the names are checked when the point is resolved.
+  bool has_target_vars(const ast::ProbePoint&) const override { return true; }
+  bool has_entry_values(const ast::ProbePoint& point) const override {
+    return find(point, "return") != nullptr;
+  }
+
   bool matches(const ast::ProbePoint& point) const override {
     if (point.components.empty()) return false;
     const std::string& head = point.components[0].functor;

@@ -48,6 +48,22 @@ class ProcessProvider : public ProbeProvider {
  public:
   ProcessProvider() : ProbeProvider("process", process_patterns(), /*resolved_later=*/true) {}
 
+  // Uprobes and marks have the code's variables or the marker's
+  // arguments; syscalls their registers.  Process and thread life events
+  // have none.
+  bool has_target_vars(const ast::ProbePoint& point) const override {
+    bool life = find(point, "begin") || find(point, "end");
+    return !life;
+  }
+  std::string no_target_vars_message(const ast::ProbePoint&) const override {
+    return "only \"process(PATH_OR_PID).syscall\" and "
+           "\"process(PATH_OR_PID).syscall.return\" probes support target symbols";
+  }
+  // Function and .plt returns; a syscall return has no entry to go back to.
+  bool has_entry_values(const ast::ProbePoint& point) const override {
+    return find(point, "return") && !find(point, "syscall");
+  }
+
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,
                     Diagnostics& diags) const override {

@@ -72,6 +72,18 @@ class ProbeProvider {
   // then check_values(); reports located errors saying what was expected.
   bool validate(ast::ProbePoint& point, Diagnostics& diags) const;
 
+  // Target variables ($x, $x->f, $$vars, $return): whether probes at
+  // `point` have a context to read them from.  A family resolved later
+  // says yes where its points may have them (function arguments and
+  // locals, tracepoint fields, syscall arguments) and checks the names
+  // when it resolves the point.  The default is no (begin, end, timers).
+  virtual bool has_target_vars(const ast::ProbePoint& point) const;
+  // What a target variable used at such a point is told, in stap's words.
+  virtual std::string no_target_vars_message(const ast::ProbePoint& point) const;
+  // Whether @entry(expr) may be used: in function .return probes only.
+  // The default is no.
+  virtual bool has_entry_values(const ast::ProbePoint& point) const;
+
  protected:
   // Value checks once the shape matched `pattern`; the default accepts.
   virtual bool check_values(ast::ProbePoint& point, const ProbePattern& pattern,

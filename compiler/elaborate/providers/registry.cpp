@@ -117,6 +117,14 @@ bool ProbeProvider::check_values(ast::ProbePoint&, const ProbePattern&, Diagnost
   return true;
 }
 
+bool ProbeProvider::has_target_vars(const ast::ProbePoint&) const { return false; }
+
+std::string ProbeProvider::no_target_vars_message(const ast::ProbePoint&) const {
+  return "unresolved target-symbol expression";
+}
+
+bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return false; }
+
 const ast::ProbePointComponent* ProbeProvider::find(const ast::ProbePoint& point,
                                                     std::string_view functor) {
   for (const ast::ProbePointComponent& c : point.components)

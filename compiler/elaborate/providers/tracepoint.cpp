@@ -15,6 +15,9 @@ class TracepointProvider : public ProbeProvider {
       : ProbeProvider("kernel.trace", {"kernel.trace(string)", "kernel.tracepoint(string)"},
                       /*resolved_later=*/true) {}
 
+  // The tracepoint's fields ($prev, $next ...), from its format or BTF.
+  bool has_target_vars(const ast::ProbePoint&) const override { return true; }
+
   bool matches(const ast::ProbePoint& point) const override {
     return point.components.size() >= 2 && point.components[0].functor == "kernel" &&
            (point.components[1].functor == "trace" ||

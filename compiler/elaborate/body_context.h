@@ -1,0 +1,34 @@
+// What the code of a probe body may use besides script variables: target
+// variables ($x, $$vars, $return) and @entry(), which only some probe
+// families offer (providers/provider.h).  Function bodies offer neither:
+// a function runs in no particular probe.
+//
+// Several derived probes can share one body ("probe begin, timer.s(1)
+// {...}"); the body then has only what all of them have, and the first
+// probe lacking something names it in messages.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "ast/ast.h"
+#include "elaborate/program.h"
+
+namespace stap {
+
+struct BodyContext {
+  bool target_vars = true;
+  bool entry_values = true;
+  // For a body without target variables: what a $var there is told.
+  std::string no_target_vars_message;
+  // The first derived point of the body, for "while processing probe X".
+  const ast::ProbePoint* point = nullptr;
+};
+
+// The context of every probe body of the program.
+std::unordered_map<const ast::ProbeDecl*, BodyContext> body_contexts(const Program& program);
+
+// The context of a function body.
+BodyContext function_context();
+
+}  // namespace stap
