@@ -8,7 +8,9 @@
 #include <unordered_set>
 
 #include "ast/visitor.h"
+#include "elaborate/body_context.h"
 #include "elaborate/builtins.h"
+#include "elaborate/fold_targets.h"
 
 namespace stap {
 
@@ -77,7 +79,7 @@ class Resolver : public TraversingVisitor {
     SourceLoc loc;
   };
 
-  void resolve_probe(ProbeDecl& probe, ProbePoint* point);
+  void fold_probe_targets();
   void resolve_function(FunctionDecl& fn);
   VarDecl* lookup(const std::string& name, FileId file);
   VarDecl* find_global(const std::string& name, FileId file);
@@ -115,6 +117,7 @@ class Resolver : public TraversingVisitor {
 void Resolver::run() {
   index_.update(program_);
   if (refresh_) reset_uses();
+  else fold_probe_targets();
   std::unordered_set<ProbeDecl*> bodies_done;
   std::unordered_set<ProbePoint*> conditions_done;
   // Several derived probes may share one body ("probe begin, end { }").
@@ -134,7 +137,20 @@ void Resolver::run() {
   finish();
 }
 
+// Questions about target variables are answered before names are bound,
+// so a branch they rule out binds and pulls in nothing (fold_targets.h).
+void Resolver::fold_probe_targets() {
+  std::unordered_map<const ProbeDecl*, BodyContext> contexts = body_contexts(program_);
+  for (DerivedProbe& dp : program_.probes) {
+    if (!dp.decl || contexts[dp.decl].target_vars) continue;
+    if (dp.point && dp.point->condition) fold_absent_targets(dp.point->condition, arena_);
+    if (dp.decl->body) fold_absent_targets(*dp.decl->body, arena_);
+  }
+}
+
 void Resolver::resolve_function(FunctionDecl& fn) {
+  // A function has no target variables of its own.
+  if (!refresh_ && fn.body) fold_absent_targets(*fn.body, arena_);
   if (fn.param_decls.empty()) {
     for (const FunctionParam& p : fn.params) {
       VarDecl* v = arena_.make<VarDecl>();

@@ -166,3 +166,36 @@ TEST_CASE("delete of a name that is nothing yet is an error, not a new local") {
   ElaborateFixture ok(true);
   CHECK(ok.run("probe begin { x = 1; delete x; print(x) }"));
 }
+
+TEST_CASE("@defined of a target variable is 0 where there are none, and decides its branch") {
+  ElaborateFixture f(true);
+  REQUIRE(f.run("probe begin { if (@defined($x)) println($x) else println(2); "
+                "y = !@defined($y) || $y > 1 ? @choose_defined($z, 7) : $y; print(y) }"));
+  CHECK(f.printed(1) ==
+        "# probes\n"
+        "begin /* <- begin */\n"
+        "  # locals\n"
+        "  y:long\n"
+        "{ {\n"
+        "println(2);\n"
+        "(y) = (7);\n"
+        "print(y);\n"
+        "} }\n");
+  // In a function too; an if with no else leaves an empty statement.
+  ElaborateFixture fn(true);
+  REQUIRE(fn.run("function f() { if (@defined($x)) return $x; return 3 } probe begin { println(f()) }"));
+  CHECK(fn.printed(1).find("{ {\n;;\nreturn 3;\n} }") != std::string::npos);
+}
+
+TEST_CASE("@defined is left to the provider where target variables may exist") {
+  ElaborateFixture f(true);
+  REQUIRE(f.run("probe kernel.function(\"f\") { println(@defined($x) ? $x : 0) }"));
+  CHECK(f.printed(1).find("(@defined($x))?($x):(0)") != std::string::npos);
+}
+
+TEST_CASE("a branch ruled out by @defined pulls in no tapset function") {
+  ElaborateFixture f(true);
+  f.load({stap::test::test_tapset_dir()});
+  REQUIRE(f.run("probe begin { if (@defined($x)) println(helper_double(1)); print(1) }"));
+  CHECK(f.library.files_used() == 0);
+}

@@ -1,0 +1,135 @@
+#include "elaborate/fold_targets.h"
+
+#include <unordered_set>
+
+#include "ast/visitor.h"
+
+namespace stap {
+
+using namespace ast;
+
+namespace {
+
+// Whether an expression reads a target variable anywhere inside it.
+bool mentions_target(Expr* e) {
+  struct Finder : TraversingVisitor {
+    bool found = false;
+    using TraversingVisitor::visit;
+    void visit(TargetSymbol&) override { found = true; }
+  } finder;
+  if (e) e->accept(finder);
+  return finder.found;
+}
+
+// Rewrites expression and statement slots bottom-up: children first, then
+// the node itself when an answer decides it.
+class Folder : public TraversingVisitor {
+ public:
+  explicit Folder(Arena& arena) : arena_(arena) {}
+
+  void slot(Expr*& e) {
+    if (!e) return;
+    e->accept(*this);
+    if (auto* op = dynamic_cast<AtOp*>(e)) e = fold_at(*op);
+    else if (auto* u = dynamic_cast<UnaryExpr*>(e)) e = fold_not(*u);
+    else if (auto* b = dynamic_cast<BinaryExpr*>(e)) e = fold_logic(*b);
+    else if (auto* t = dynamic_cast<TernaryExpr*>(e); t && is_answer(t->cond))
+      e = value(t->cond) ? t->then_expr : t->else_expr;
+  }
+  void slot(Stmt*& s) {
+    if (!s) return;
+    s->accept(*this);
+    auto* i = dynamic_cast<IfStmt*>(s);
+    if (!i || !is_answer(i->cond)) return;
+    Stmt* taken = value(i->cond) ? i->then_stmt : i->else_stmt;
+    if (!taken) {
+      taken = arena_.make<NullStmt>();
+      taken->loc = i->loc;
+    }
+    s = taken;
+  }
+
+  using TraversingVisitor::visit;
+  void visit(TargetSymbol& n) override { components(n.components); }
+  void visit(CastExpr& n) override { slot(n.operand); components(n.components); }
+  void visit(AtVar& n) override { components(n.components); }
+  void visit(AtOp& n) override { for (Expr*& e : n.operands) slot(e); }
+  void visit(StatExpr& n) override { slot(n.operand); slot(n.shift); }
+  void visit(HistExpr& n) override { slot(n.operand); slot(n.low); slot(n.high); slot(n.step); }
+  void visit(UnaryExpr& n) override { slot(n.operand); }
+  void visit(BinaryExpr& n) override { slot(n.left); slot(n.right); }
+  void visit(TernaryExpr& n) override { slot(n.cond); slot(n.then_expr); slot(n.else_expr); }
+  void visit(AssignExpr& n) override { slot(n.target); slot(n.value); }
+  void visit(ArrayIndex& n) override { for (Expr*& e : n.indexes) slot(e); }
+  void visit(InExpr& n) override { if (n.index) visit(*n.index); }
+  void visit(CallExpr& n) override { for (Expr*& e : n.args) slot(e); }
+  void visit(Block& n) override { for (Stmt*& s : n.statements) slot(s); }
+  void visit(ExprStmt& n) override { slot(n.expr); }
+  void visit(IfStmt& n) override { slot(n.cond); slot(n.then_stmt); slot(n.else_stmt); }
+  void visit(ForStmt& n) override {
+    slot(n.init);
+    slot(n.cond);
+    slot(n.incr);
+    slot(n.body);
+  }
+  void visit(ForeachStmt& n) override {
+    for (Expr*& e : n.slice) slot(e);
+    slot(n.limit);
+    slot(n.body);
+  }
+  void visit(ReturnStmt& n) override { slot(n.value); }
+  void visit(DeleteStmt& n) override { slot(n.target); }
+
+ private:
+  void components(std::vector<TargetComponent>& cs) {
+    for (TargetComponent& c : cs) slot(c.index_expr);
+  }
+  bool is_answer(const Expr* e) const { return answers_.contains(e); }
+  static int64_t value(const Expr* e) { return static_cast<const NumberLit*>(e)->value; }
+  Expr* answer(int64_t v, SourceLoc loc) {
+    auto* lit = arena_.make<NumberLit>();
+    lit->value = v;
+    lit->text = std::to_string(v);
+    lit->loc = loc;
+    answers_.insert(lit);
+    return lit;
+  }
+  Expr* fold_at(AtOp& op) {
+    if (op.op == "defined" && op.operands.size() == 1 && mentions_target(op.operands[0]))
+      return answer(0, op.loc);
+    if (op.op == "choose_defined" && op.operands.size() == 2 && mentions_target(op.operands[0]))
+      return op.operands[1];
+    return &op;
+  }
+  Expr* fold_not(UnaryExpr& u) {
+    if (u.op != UnaryOp::logical_not || !is_answer(u.operand)) return &u;
+    return answer(value(u.operand) == 0, u.loc);
+  }
+  Expr* fold_logic(BinaryExpr& b) {
+    bool is_and = b.op == "&&";
+    if ((!is_and && b.op != "||") || !is_answer(b.left)) return &b;
+    bool left = value(b.left) != 0;
+    // 0 && e is 0 and 1 || e is 1 without e; otherwise e decides, and
+    // only an answer is known here.
+    if (left != is_and) return answer(left, b.loc);
+    if (!is_answer(b.right)) return &b;
+    return answer(value(b.right) != 0, b.loc);
+  }
+
+  Arena& arena_;
+  std::unordered_set<const Expr*> answers_;
+};
+
+}  // namespace
+
+void fold_absent_targets(Block& body, Arena& arena) {
+  Folder folder(arena);
+  body.accept(folder);
+}
+
+void fold_absent_targets(Expr*& expr, Arena& arena) {
+  Folder folder(arena);
+  folder.slot(expr);
+}
+
+}  // namespace stap
