@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages this project needs, only those missing.
 # Idempotent and quick when everything is present.
+#   scripts/install-deps.sh          build and test dependencies, and the
+#                                     test guest's host tools
+#   scripts/install-deps.sh --guest  only the test guest's host tools
 set -euo pipefail
-packages=(
+guest_packages=(qemu-system-x86 busybox-static cpio kmod zstd xz-utils gzip coreutils util-linux)
+build_packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev
   libfmt-dev catch2
 )
+if [ "${1:-}" = "--guest" ]; then
+  packages=("${guest_packages[@]}")
+else
+  packages=("${build_packages[@]}" "${guest_packages[@]}")
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

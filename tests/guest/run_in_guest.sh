@@ -54,7 +54,7 @@ for t in qemu-system-x86_64 cpio depmod dpkg-deb apt-get xz zstd gzip flock time
 done
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || need_deps=1
 if [ $need_deps = 1 ]; then
-  "$here/install-deps.sh" >&2 || die "host packages missing: run tests/guest/install-deps.sh as root"
+  "$here/../../scripts/install-deps.sh" --guest >&2 || die "host packages missing: run scripts/install-deps.sh as root"
 fi
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin ;; esac
 case ":$PATH:" in *:/sbin:*) ;; *) PATH=$PATH:/sbin ;; esac
