@@ -1,6 +1,7 @@
 #include "elaborate/elaborate.h"
 
 #include "elaborate/alias_expansion.h"
+#include "elaborate/checks.h"
 #include "elaborate/elide.h"
 #include "elaborate/global_display.h"
 #include "elaborate/resolve.h"
@@ -41,6 +42,8 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
     diags.semantic_error(SourceLoc{}, "no probes found");
     return false;
   }
+  // 6b: rules that are not about types, over what is left.
+  if (!check_program(program, options.guru, diags)) return false;
 
   // 5: types.
   if (!typecheck_program(program, diags)) return false;

@@ -10,11 +10,15 @@
 //                        are errors
 //   4. resolve         - symbols -> declarations (locals, globals, params,
 //                        tapset globals), calls -> functions (overloading
-//                        by arity) or builtins
+//                        by arity) or builtins; first, @defined($x) is
+//                        answered where there are no target variables
+//                        (fold_targets.h)
 //   5. typecheck       - inference to a fixed point; conflicts reported at
 //                        every location involved
 //   6. elide           - unused functions, globals and locals removed
 //                        (unless -u), with stap's warnings
+//   6b. checks         - rules that are not about types (lvalues, loops,
+//                        foreach, @entry, histograms, guru writes)
 //   7. global display  - end probe printing written-but-unread globals
 #pragma once
 

@@ -1,0 +1,26 @@
+// Pass 2, after elision (step 6b): the rules a resolved program must keep
+// that are not about types.  stap finds some of them in pass 2 and some
+// only when translating (pass 3); all are pass-2 errors here, in stap's
+// words, and like stap's they are not looked for in code it elides:
+//
+//   - `global w%` on a variable used as a scalar;
+//   - assigning to or incrementing what is not a variable, an array
+//     element or a target variable ("Expecting lvalue for assignment");
+//   - `break` / `continue` outside a loop;
+//   - changing an array (or calling a function that does) inside a
+//     foreach over it; deleting the whole array is allowed, as in stap;
+//   - @entry() outside a function .return probe (body_context.h);
+//   - two histogram shapes on one statistic, and an @hist_linear step
+//     that is not positive;
+//   - writing a target variable without -g.
+#pragma once
+
+#include "base/diagnostics.h"
+#include "elaborate/program.h"
+
+namespace stap {
+
+// Returns false when an error was reported.
+bool check_program(const Program& program, bool guru, Diagnostics& diags);
+
+}  // namespace stap
