@@ -1,7 +1,5 @@
 #include "elaborate/builtins.h"
 
-#include <cctype>
-
 namespace stap {
 
 using ast::Type;
@@ -140,23 +138,6 @@ std::vector<Builtin> make_table() {
 
 // ---------------------------------------------------------------- formats
 
-bool is_conversion(char c) { return std::string_view("diuoxXbcspmM").find(c) != std::string_view::npos; }
-
-// Reads a width or precision: digits, or '*'.
-int read_number(std::string_view f, size_t& i) {
-  if (i < f.size() && f[i] == '*') {
-    ++i;
-    return -2;
-  }
-  int n = -1;
-  while (i < f.size() && std::isdigit(static_cast<unsigned char>(f[i]))) {
-    n = (n < 0 ? 0 : n) * 10 + (f[i] - '0');
-    if (n > 100000) n = 100000;
-    ++i;
-  }
-  return n;
-}
-
 bool format_hook(const Builtin& b, const ast::CallExpr& call, std::vector<Type>& types,
                  Diagnostics* diags) {
   types.clear();
@@ -164,9 +145,9 @@ bool format_hook(const Builtin& b, const ast::CallExpr& call, std::vector<Type>&
   types.push_back(S);
   auto* lit = dynamic_cast<const ast::StringLit*>(call.args[0]);
   if (!lit) return true;  // the parser insists on a literal and said so
-  std::vector<FormatPiece> pieces;
+  std::vector<PrintfPiece> pieces;
   std::string error;
-  if (!parse_format(lit->value, pieces, error)) {
+  if (!parse_printf_format(lit->value, pieces, error)) {
     if (diags) diags->semantic_error(lit->loc, error);
     return false;
   }
@@ -182,58 +163,13 @@ bool format_hook(const Builtin& b, const ast::CallExpr& call, std::vector<Type>&
 
 }  // namespace
 
-bool parse_format(std::string_view f, std::vector<FormatPiece>& pieces, std::string& error) {
-  pieces.clear();
-  std::string literal;
-  auto flush = [&] {
-    if (literal.empty()) return;
-    FormatPiece p;
-    p.text = std::move(literal);
-    pieces.push_back(std::move(p));
-    literal.clear();
-  };
-  for (size_t i = 0; i < f.size();) {
-    if (f[i] != '%') {
-      literal += f[i++];
-      continue;
-    }
-    if (i + 1 < f.size() && f[i + 1] == '%') {
-      literal += '%';
-      i += 2;
-      continue;
-    }
-    ++i;
-    FormatPiece p;
-    p.kind = FormatPiece::Kind::conversion;
-    while (i < f.size() && std::string_view("-+ #0").find(f[i]) != std::string_view::npos)
-      p.flags += f[i++];
-    p.width = read_number(f, i);
-    if (i < f.size() && f[i] == '.') {
-      ++i;
-      p.precision = read_number(f, i);
-      if (p.precision == -1) p.precision = 0;
-    }
-    // One length modifier, accepted and ignored: every integer is 64-bit.
-    if (i < f.size() && f[i] == 'l') ++i;
-    if (i >= f.size() || !is_conversion(f[i])) {
-      error = "invalid or missing conversion specifier";
-      return false;
-    }
-    p.conversion = f[i++];
-    flush();
-    pieces.push_back(std::move(p));
-  }
-  flush();
-  return true;
-}
-
-std::vector<Type> format_arg_types(const std::vector<FormatPiece>& pieces) {
+std::vector<Type> format_arg_types(const std::vector<PrintfPiece>& pieces) {
   std::vector<Type> types;
-  for (const FormatPiece& p : pieces) {
-    if (p.kind != FormatPiece::Kind::conversion) continue;
-    if (p.width == -2) types.push_back(L);
-    if (p.precision == -2) types.push_back(L);
-    types.push_back(p.conversion == 's' ? S : L);
+  for (const PrintfPiece& p : pieces) {
+    if (p.kind != PrintfPiece::Kind::conversion) continue;
+    if (p.width == PrintfPiece::kFromArg) types.push_back(L);
+    if (p.precision == PrintfPiece::kFromArg) types.push_back(L);
+    types.push_back(p.takes_string() ? S : L);
   }
   return types;
 }

