@@ -1,5 +1,6 @@
 #include "elaborate/body_context.h"
 
+#include "elaborate/alias_expansion.h"
 #include "elaborate/providers/provider.h"
 
 namespace stap {
@@ -7,6 +8,23 @@ namespace stap {
 namespace {
 
 const char* const kNoTargetVars = "unresolved target-symbol expression";
+
+std::string probe_name(const DerivedProbe& dp) {
+  const ast::ProbeDecl& decl = *dp.decl;
+  if (decl.via_aliases.empty() || decl.derived_from.empty())
+    return dp.point ? dp.point->to_string() : std::string();
+  const ast::ProbePoint& user = *decl.derived_from.front();
+  for (const ast::ProbePoint* name : decl.via_aliases.back()->names) {
+    AliasMatch m = match_alias_name(user, *name);
+    if (m.kind == AliasMatch::Kind::none) continue;
+    ast::ProbePoint matched;
+    matched.components = name->components;
+    for (size_t i = m.length; i < user.components.size(); ++i)
+      matched.components.push_back(user.components[i]);
+    return matched.to_string() + " from: " + user.to_string();
+  }
+  return user.to_string();
+}
 
 }  // namespace
 
@@ -16,7 +34,7 @@ std::unordered_map<const ast::ProbeDecl*, BodyContext> body_contexts(const Progr
     if (!dp.decl) continue;
     auto [it, first] = out.try_emplace(dp.decl);
     BodyContext& ctx = it->second;
-    if (first) ctx.point = dp.point;
+    if (first) ctx.probe_name = probe_name(dp);
     // A point no family claimed was reported already; assume the most.
     if (!dp.provider || !dp.point) continue;
     if (ctx.target_vars && !dp.provider->has_target_vars(*dp.point)) {

@@ -21,8 +21,11 @@ struct BodyContext {
   bool entry_values = true;
   // For a body without target variables: what a $var there is told.
   std::string no_target_vars_message;
-  // The first derived point of the body, for "while processing probe X".
-  const ast::ProbePoint* point = nullptr;
+  // How stap names the body's (first) probe in "while processing probe
+  // X": the point, or for a probe derived through aliases the alias name
+  // the user's point matched and "from:" that point as written
+  // ("golden.tick from: golden.t*").  Empty for functions.
+  std::string probe_name;
 };
 
 // The context of every probe body of the program.

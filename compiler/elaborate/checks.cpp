@@ -36,6 +36,11 @@ const VarDecl* histogram_of(const HistExpr& h) {
   return sym ? sym->decl : nullptr;
 }
 
+std::string loc_key(SourceLoc loc) {
+  return std::to_string(loc.file) + ":" + std::to_string(loc.line) + ":" +
+         std::to_string(loc.column) + ":" + std::to_string(loc.expansion);
+}
+
 int64_t literal(const Expr* e) {
   auto* n = dynamic_cast<const NumberLit*>(e);
   return n ? n->value : 0;
@@ -124,6 +129,7 @@ class Checker : public TraversingVisitor {
   const BodyContext* context_ = nullptr;
   std::string body_name_;
   bool entry_reported_ = false;
+  std::unordered_set<std::string> entry_places_;  // copies of one @entry are said once
   int loops_ = 0;
   std::vector<const VarDecl*> iterating_;  // arrays of the enclosing foreach loops
   ArrayWrites function_writes_;
@@ -137,7 +143,7 @@ void Checker::run() {
   for (const DerivedProbe& dp : program_.probes) {
     if (!dp.decl) continue;
     const BodyContext& ctx = contexts[dp.decl];
-    std::string name = "probe " + (ctx.point ? ctx.point->to_string() : std::string());
+    std::string name = "probe " + ctx.probe_name;
     if (dp.point && dp.point->condition) check_body(dp.point->condition, ctx, name);
     if (dp.decl->body && bodies.insert(dp.decl).second) check_body(dp.decl->body, ctx, name);
   }
@@ -252,8 +258,10 @@ void Checker::visit(CallExpr& n) {
 }
 
 void Checker::visit(AtOp& n) {
-  if (n.op == "entry" && !context_->entry_values && !entry_reported_) {
-    // stap stops at the first in each probe or function.
+  if (n.op == "entry" && !context_->entry_values && !entry_reported_ &&
+      entry_places_.insert(loc_key(n.loc)).second) {
+    // stap stops at the first in each probe or function, and says it
+    // once for the probes sharing its text ("probe begin, end").
     entry_reported_ = true;
     diags_.semantic_error(SourceLoc{}, "while processing " + body_name_);
     diags_.semantic_error(n.loc, "internal error: @entry is only valid in .return probes",

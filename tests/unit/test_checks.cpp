@@ -89,6 +89,15 @@ TEST_CASE("@entry only in function .return probes") {
   CHECK(first_error("probe kernel.function(\"f\") { println(@entry($x)) }").starts_with(
       "while processing probe kernel.function(\"f\")"));
   CHECK(passes("probe kernel.function(\"f\").return { println(@entry($x)) }"));
+  // Probes sharing the text are told once; an alias names what it matched.
+  ElaborateFixture shared(true);
+  CHECK_FALSE(shared.run("probe begin, end { println(@entry(1)) }"));
+  CHECK(shared.diags.error_count() == 2);
+  ElaborateFixture alias(true);
+  alias.load({stap::test::test_tapset_dir()});
+  CHECK_FALSE(alias.run("probe syscall.clo* { println(@entry(1)) }"));
+  CHECK(alias.messages().starts_with(
+      "semantic error: while processing probe syscall.close from: syscall.clo*\n"));
   CHECK(passes("probe process(\"/bin/ls\").function(\"main\").return { println(@entry($x)) }"));
 }
 
