@@ -127,9 +127,4 @@ void fold_absent_targets(Block& body, Arena& arena) {
   body.accept(folder);
 }
 
-void fold_absent_targets(Expr*& expr, Arena& arena) {
-  Folder folder(arena);
-  folder.slot(expr);
-}
-
 }  // namespace stap

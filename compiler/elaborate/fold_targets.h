@@ -16,6 +16,5 @@
 namespace stap {
 
 void fold_absent_targets(ast::Block& body, ast::Arena& arena);
-void fold_absent_targets(ast::Expr*& expr, ast::Arena& arena);
 
 }  // namespace stap

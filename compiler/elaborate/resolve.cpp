@@ -139,11 +139,11 @@ void Resolver::run() {
 
 // Questions about target variables are answered before names are bound,
 // so a branch they rule out binds and pulls in nothing (fold_targets.h).
+// Not in probe-point conditions, where stap answers nothing.
 void Resolver::fold_probe_targets() {
   std::unordered_map<const ProbeDecl*, BodyContext> contexts = body_contexts(program_);
   for (DerivedProbe& dp : program_.probes) {
     if (!dp.decl || contexts[dp.decl].target_vars) continue;
-    if (dp.point && dp.point->condition) fold_absent_targets(dp.point->condition, arena_);
     if (dp.decl->body) fold_absent_targets(*dp.decl->body, arena_);
   }
 }
