@@ -59,7 +59,7 @@ class ArrayWrites : public TraversingVisitor {
   const std::unordered_set<const VarDecl*>& of(const FunctionDecl* fn) {
     auto it = memo_.find(fn);
     if (it != memo_.end()) return it->second;
-    std::unordered_set<const VarDecl*>& out = memo_[fn];  // empty while in progress
+    memo_.try_emplace(fn);  // empty while in progress: recursion ends there
     std::unordered_set<const VarDecl*>* saved = out_;
     std::unordered_set<const VarDecl*> found;
     out_ = &found;
