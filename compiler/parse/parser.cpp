@@ -3,7 +3,9 @@
 // parse_stmt.cpp, expressions in parse_expr.cpp and parse_target.cpp.
 #include "parse/parser.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include "parse/lexer.h"
 #include "parse/parser_impl.h"
@@ -21,8 +23,12 @@ const char kEmbeddedCodeError[] =
 }  // namespace
 
 Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-               bool guru_mode)
-    : tokens_(tokens), arena_(arena), diags_(diags), guru_mode_(guru_mode) {}
+               bool guru_mode, std::vector<size_t>* stream_positions)
+    : tokens_(tokens),
+      arena_(arena),
+      diags_(diags),
+      guru_mode_(guru_mode),
+      positions_(stream_positions) {}
 
 // ---------------------------------------------------------------- tokens
 
@@ -104,6 +110,9 @@ void Parser::report(const Token& at, std::string message, std::string_view label
     d.loc = at.loc;
   }
   diags_.report(std::move(d));
+  if (positions_) {
+    while (positions_->size() < diags_.all().size()) positions_->push_back(in_stream ? index : pos_);
+  }
 }
 
 void Parser::fail(const Token& at, std::string message) {
@@ -350,25 +359,43 @@ ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
-                                        bool guru_mode) {
+                                        bool guru_mode, std::vector<size_t>* stream_positions) {
   auto out = std::make_unique<ast::File>();
   out->name = file_name;
   out->id = file;
   if (tokens.empty()) return out;
-  parse_detail::Parser(tokens, arena, diags, guru_mode).parse_file(*out);
+  parse_detail::Parser(tokens, arena, diags, guru_mode, stream_positions).parse_file(*out);
   return out;
 }
 
+// Pass 1 runs its three stages one after the other, stap's pull tokens
+// through them lazily: its lexer, preprocessor and parser errors come in
+// the order of the token stream.  So the stages report to a scratch list,
+// each diagnostic with its stream position, and the list is passed on in
+// that order (the earlier stage first at one position).  A lexer error
+// whose junk token never reached the stream (untaken branch) is dropped:
+// stap's parser is what reports those.
 std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
                                       const PreprocessorEnv& env, MacroTable& macros,
                                       ast::Arena& arena, Diagnostics& diags) {
-  std::vector<Token> tokens = lex(sources, file, diags);
-  tokens = preprocess(std::move(tokens), env, macros, sources, diags);
+  Diagnostics local(sources);
+  std::vector<size_t> positions;
+  std::vector<Token> tokens = lex(sources, file, local);
+  tokens = preprocess(std::move(tokens), env, macros, sources, local, &positions);
   // Tapset files may use the guru-only operators, as stap's may.
   bool is_tapset = sources.file(file).origin == FileOrigin::tapset;
-  std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, diags,
-                                                env.guru_mode || is_tapset);
+  std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, local,
+                                                env.guru_mode || is_tapset, &positions);
   out->is_tapset = is_tapset;
+
+  const std::vector<Diagnostic>& found = local.all();
+  positions.resize(found.size(), SIZE_MAX);
+  std::vector<size_t> order(found.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return positions[a] < positions[b]; });
+  for (size_t i : order)
+    if (positions[i] != SIZE_MAX) diags.report(found[i]);
   return out;
 }
 

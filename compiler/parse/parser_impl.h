@@ -36,8 +36,9 @@ constexpr size_t kMaxExpandedPoints = 10000;
 
 class Parser {
  public:
+  // stream_positions: see parse_tokens().
   Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-         bool guru_mode);
+         bool guru_mode, std::vector<size_t>* stream_positions);
 
   void parse_file(ast::File& file);
 
@@ -158,6 +159,7 @@ class Parser {
   int depth_ = 0;
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
+  std::vector<size_t>* positions_ = nullptr;
   std::string file_name_;
   std::unordered_set<size_t> reported_;  // indexes of tokens already blamed
 };

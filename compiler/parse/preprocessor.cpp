@@ -5,6 +5,7 @@
 #include <fnmatch.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -46,8 +47,10 @@ int compare_versions(const std::string& a, const std::string& b) {
 
 std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
                               MacroTable& macros, SourceManager& sources,
-                              Diagnostics& diags) {
-  return pp::Preprocessor(env, macros, sources, diags).run(std::move(tokens));
+                              Diagnostics& diags, std::vector<size_t>* stream_positions) {
+  pp::Preprocessor p(env, macros, sources, diags);
+  p.set_stream_positions(stream_positions);
+  return p.run(std::move(tokens));
 }
 
 namespace pp {
@@ -100,6 +103,33 @@ void Preprocessor::fail(const Token& at, const std::string& message) {
 
 // ------------------------------------------------------------- driver loop
 
+void Preprocessor::set_stream_positions(std::vector<size_t>* positions) {
+  positions_ = positions;
+  if (!positions_) return;
+  // The lexer's diagnostics wait for their junk token to be emitted.
+  lexer_diags_ = diags_.all().size();
+  positions_->assign(lexer_diags_, SIZE_MAX);
+}
+
+void Preprocessor::note_positions() {
+  if (!positions_) return;
+  while (positions_->size() < diags_.all().size()) positions_->push_back(out_size_);
+}
+
+// stap's lexer errors are junk tokens that its parser reports, so one in
+// an untaken branch or a macro body that is never closed is never said;
+// such a diagnostic keeps no position and is dropped (see parse_file()).
+void Preprocessor::note_emitted(const Token& t) {
+  if (!positions_ || t.kind != TokenKind::junk || !t.text.empty()) return;
+  auto before = [&](const SourceLoc& a) {
+    return a.line < t.loc.line || (a.line == t.loc.line && a.column < t.loc.column);
+  };
+  // Passed over without being emitted: never said.
+  while (lexer_read_ < lexer_diags_ && before(diags_.all()[lexer_read_].loc)) ++lexer_read_;
+  if (lexer_read_ < lexer_diags_ && diags_.all()[lexer_read_].loc == t.loc)
+    (*positions_)[lexer_read_++] = out_size_;
+}
+
 std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
   macros_.begin_file();
   if (tokens.empty() || tokens.back().kind != TokenKind::end_of_input)
@@ -113,19 +143,27 @@ std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
   size_t errors_before = diags_.error_count();
   std::vector<Token> out;
   for (;;) {
+    out_size_ = out.size();
     try {
       std::optional<Token> t = next_output();
       if (!t) break;
       if (!bad_arg_message(*t).empty()) fail(*t, "");
       if (library_file_)
         fail(*t, "unexpected token in library macro file '" + sources_.name(eof_.loc.file) + "'");
+      note_positions();
+      note_emitted(*t);
       out.push_back(std::move(*t));
     } catch (const Abort& abort) {
+      note_positions();
+      Token junk{TokenKind::junk, "", abort.loc};
+      note_emitted(junk);
       // stap gives up on a macro file at its first error.
       if (library_file_) break;
-      out.push_back(Token{TokenKind::junk, "", abort.loc});
+      out.push_back(std::move(junk));
     }
   }
+  out_size_ = out.size();
+  note_positions();
   out.push_back(eof_);
   if (library_file_ && diags_.error_count() == errors_before) commit_library_macros();
   if (library_file_) macros_.begin_file();

@@ -82,9 +82,18 @@ class MacroTable {
 // them); macro tokens get an expansion whose text is stap's
 // "\tin expansion of macro: operator '@foo'".  After an error the
 // stream holds an empty junk token (see token.h) and goes on.
+//
+// stap lexes and preprocesses lazily, as its parser asks for tokens, so
+// its diagnostics come in stream order.  To say them in that order,
+// stream_positions (when given) receives, for each diagnostic in
+// diags.all(), the output position (index of the token emitted next) at
+// which it arose.  Diagnostics already in diags on entry must be the
+// lexer's of `tokens`, one per empty junk token: each gets the position
+// at which that token was read.
 std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
                               MacroTable& macros, SourceManager& sources,
-                              Diagnostics& diags);
+                              Diagnostics& diags,
+                              std::vector<size_t>* stream_positions = nullptr);
 
 // Compares two dotted versions as stap does: -1, 0, 1.
 int compare_versions(const std::string& a, const std::string& b);

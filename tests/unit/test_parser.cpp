@@ -733,3 +733,46 @@ TEST_CASE("parser: parse_file runs the preprocessor first", "[parser]") {
   CHECK(dynamic_cast<ast::NumberLit*>(assign->value)->value == 5);
   CHECK_FALSE(p.file->is_tapset);
 }
+
+namespace {
+
+// The "at" or "saw" location of each error, in the order said.
+std::vector<std::string> error_places(Parsed& p) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : p.diags.all())
+    out.push_back(std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column));
+  return out;
+}
+
+}  // namespace
+
+// stap's lexer and preprocessor run lazily under its parser, so their
+// errors and the parser's come in the order of the token stream.
+TEST_CASE("parser: pass-1 errors are said in stream order", "[parser]") {
+  using V = std::vector<std::string>;
+  {
+    Parsed p("probe begin { x = }\n@define unclosed %( 1 + 2\n", true);
+    CHECK(error_places(p) == V{"1:19", "2:9"});
+  }
+  {
+    // Found at the end of the file, said after the errors before it.
+    Parsed p("probe begin { x = }\n%( 1 == 1 %? probe end { y = }\n", true);
+    CHECK(error_places(p) == V{"1:19", "2:30", "2:1"});
+  }
+  {
+    Parsed p("probe begin { x = }\nprobe end { y = \"abc\n", true);
+    CHECK(error_places(p) == V{"1:19", "2:17"});
+  }
+  {
+    // A lexer error in an untaken branch is not said (stap's parser never
+    // sees its junk token); the open conditional is.
+    Parsed p("probe begin { x = 1 }\n%( 1 == 0 %? probe end { y = \"abc \n", true);
+    CHECK(error_places(p) == V{"2:1"});
+    CHECK(p.errors().find("closing quote") == std::string::npos);
+  }
+  {
+    // Nor in an unclosed macro body.
+    Parsed p("probe begin { x = 1 }\n@define m %( %{ abc \n", true);
+    CHECK(error_places(p) == V{"2:9"});
+  }
+}
