@@ -184,6 +184,7 @@ ast::Expr* Parser::parse_primary() {
       fail_here("embedded C code (%{ ... %}) is not supported by the BPF runtime; "
                 "write it in the script language instead");
     case TokenKind::op:
+      if (t.text == "@") fail_here("unknown operator @");  // an @name without the name
       if (t.text == "(") {
         advance();
         ast::Expr* e = parse_expr();
@@ -197,42 +198,75 @@ ast::Expr* Parser::parse_primary() {
   fail_here("expected literal string or number");
 }
 
-// name | name(args) | name[keys]
+// name | name(args) | name[keys]; the print family only as a call.
 ast::Expr* Parser::parse_identifier_expr() {
   const Token& name = advance();
   if (at_op("(")) return parse_call(name);
+  if (is_print_family(name.text)) fail_here("expected '('");
   if (at_op("[")) return make_index(name, parse_index_list(false));
   auto* sym = make<ast::Symbol>(name.loc);
   sym->name = name.text;
   return sym;
 }
 
-// f(a, b).  As in stap, the print family is checked here: printf and
-// sprintf take a literal, well-formed format (a bad one is blamed on the
-// token after it, as stap does), printd and friends a literal delimiter
-// and at least two values, print and sprint at least one value.
+// f(a, b)
 ast::Expr* Parser::parse_call(const Token& name) {
+  if (is_print_family(name.text)) return parse_print(name);
+  auto* call = make<ast::CallExpr>(name.loc);
+  call->name = name.text;
+  expect_op("(");
+  if (accept_op(")")) return call;
+  for (;;) {
+    call->args.push_back(parse_expr());
+    if (accept_op(",")) continue;
+    if (!at_op(")")) fail_here("expected one of ') ,'");
+    advance();
+    return call;
+  }
+}
+
+bool Parser::is_print_family(const std::string& name) {
+  static const char* const kNames[] = {"print",   "println",  "printf", "printd",
+                                       "printdln", "sprint",  "sprintln", "sprintf",
+                                       "sprintd", "sprintdln"};
+  for (const char* n : kNames)
+    if (name == n) return true;
+  return false;
+}
+
+// The print family is syntax to stap.  printf and sprintf take a literal,
+// well-formed format first (a bad one is blamed on the token after it),
+// printd and friends a literal delimiter; then values separated by ','.
+// print and sprint need one value, the delimited ones two; until then
+// stap takes a ')' for a separator, so "printdln(",", 1)" fails on the
+// token after the ')'.
+ast::Expr* Parser::parse_print(const Token& name) {
   const std::string& f = name.text;
   bool format = f == "printf" || f == "sprintf";
-  bool delimited = f == "printd" || f == "printdln" || f == "sprintd" || f == "sprintdln";
-  size_t min_args = delimited ? 3 : (format || f == "print" || f == "sprint") ? 1 : 0;
+  bool delimited = f.find("printd") != std::string::npos;
+  size_t min_values = delimited ? 2 : (f == "print" || f == "sprint") ? 1 : 0;
   auto* call = make<ast::CallExpr>(name.loc);
   call->name = f;
   expect_op("(");
-  if (min_args == 0 && accept_op(")")) return call;
-  const char* expected = (format || delimited) ? "expected one of ', )'" : "expected one of ') ,'";
-  for (;;) {
-    bool literal = call->args.empty() && (format || delimited);
-    call->args.push_back(literal ? parse_string() : parse_expr());
-    if (literal && format) check_format(static_cast<ast::StringLit*>(call->args[0])->value);
-    if (accept_op(",")) continue;
-    if (!at_op(")")) fail_here(expected);
-    if (call->args.size() < min_args)
-      fail_here(f + " needs a delimiter and at least two values to join");
-    break;
+  size_t values = 0;
+  if (format || delimited) {
+    call->args.push_back(parse_string());
+    if (format) check_format(static_cast<ast::StringLit*>(call->args[0])->value);
+  } else if (min_values == 0 && accept_op(")")) {
+    return call;
+  } else {
+    call->args.push_back(parse_expr());
+    ++values;
   }
-  advance();
-  return call;
+  for (;;) {
+    if (!accept_op(",")) {
+      if (!at_op(")")) fail_here("expected one of ', )'");
+      advance();
+      if (values >= min_values) return call;
+    }
+    call->args.push_back(parse_expr());
+    ++values;
+  }
 }
 
 void Parser::check_format(const std::string& format) {

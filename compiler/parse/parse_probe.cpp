@@ -23,12 +23,12 @@ void Parser::parse_probe(ast::File& file) {
     alias->epilogue = advance().text == "+=";
     alias->names = std::move(points);
     alias->points = parse_probe_points();
-    if (!at_op("{")) fail_here("expected one of ', { }'");
+    if (!at_op("{")) fail_unread("expected one of ', { } = +='");
     alias->body = parse_block();
     file.aliases.push_back(alias);
     return;
   }
-  if (!at_op("{")) fail_here("expected one of ', { } = +='");
+  if (!at_op("{")) fail_unread("expected one of ', { } = +='");
   auto* probe = make<ast::ProbeDecl>(start.loc);
   probe->points = std::move(points);
   probe->body = parse_block();

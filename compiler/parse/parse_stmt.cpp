@@ -13,7 +13,7 @@ ast::Block* Parser::parse_block() {
   for (;;) {
     if (accept_op("}")) return block;
     if (peek().kind == TokenKind::end_of_input || at_top_level_keyword())
-      fail_here("expected statement");
+      fail_unread("expected statement");
     block->statements.push_back(parse_statement());
   }
 }
@@ -53,7 +53,7 @@ ast::Stmt* Parser::parse_statement_body() {
                                        : ast::JumpStmt::Kind::continue_;
       return jump;
     }
-    fail_here("expected statement");
+    fail_unread("expected statement");
   }
   auto* s = make<ast::ExprStmt>(t.loc);
   s->expr = parse_expr();

@@ -116,7 +116,16 @@ void Parser::report(const Token& at, std::string message, std::string_view label
 }
 
 void Parser::fail(const Token& at, std::string message) {
+  error_at_ = static_cast<size_t>(&at - tokens_.data());
+  error_unread_ = false;
   report(at, std::move(message));
+  throw ParseAbort{};
+}
+
+void Parser::fail_unread(std::string message) {
+  error_at_ = pos_;
+  error_unread_ = true;
+  report(peek(), std::move(message));
   throw ParseAbort{};
 }
 
@@ -130,9 +139,11 @@ Parser::Nest::Nest(Parser& p) : p_(p) {
 // After an error: skip to the next declaration keyword or embedded code,
 // as stap does (the rest of a bad probe or function is not looked at).
 void Parser::skip_to_top_level(size_t decl_start) {
-  // Step over the failing token when it is the declaration's first, or
+  // Step over the blamed token when stap has consumed it (see
+  // fail_unread), when it is the declaration's first, or when it is
   // embedded code (already reported: stap would report it again).
-  if (pos_ == decl_start || peek().kind == TokenKind::embedded_code) advance();
+  bool consumed = pos_ == error_at_ && !error_unread_;
+  if (consumed || pos_ == decl_start || peek().kind == TokenKind::embedded_code) advance();
   while (peek().kind != TokenKind::end_of_input && !at_top_level_keyword() &&
          peek().kind != TokenKind::embedded_code)
     advance();
@@ -184,7 +195,7 @@ void Parser::parse_private(ast::File& file) {
   if (accept_keyword("global")) return parse_globals(file, true);
   if (accept_keyword("function")) return parse_function(file, true);
   if (peek().kind == TokenKind::identifier) return parse_globals(file, true);
-  fail_here("expected 'global', 'function' or identifier after 'private'");
+  fail_here("expected 'function' or identifier");  // stap's words, 'global' is fine too
 }
 
 // ---------------------------------------------------------------- globals

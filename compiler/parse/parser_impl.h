@@ -8,6 +8,7 @@
 // (or %{) and goes on, so one run shows one error per declaration.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -63,6 +64,11 @@ class Parser {
   void report(const Token& at, std::string message, std::string_view label = "saw");
   [[noreturn]] void fail(const Token& at, std::string message);
   [[noreturn]] void fail_here(std::string message) { fail(peek(), std::move(message)); }
+  // stap reads (consumes) the token it blames, and its recovery starts
+  // after it; a few errors are found on a token it has only looked at,
+  // and recovery starts at that token (a 'probe' that ends a block left
+  // open begins the next probe).  This is the second kind.
+  [[noreturn]] void fail_unread(std::string message);
   void skip_to_top_level(size_t decl_start);
   // "using @const operator not permitted; need stap -g" unless guru mode.
   void require_guru(const Token& op);
@@ -128,6 +134,8 @@ class Parser {
   ast::Expr* parse_primary();
   ast::Expr* parse_identifier_expr();
   ast::Expr* parse_call(const Token& name);
+  static bool is_print_family(const std::string& name);  // print ... sprintdln
+  ast::Expr* parse_print(const Token& name);
   void check_format(const std::string& format);  // printf/sprintf, in pass 1 as stap
   std::vector<ast::Expr*> parse_index_list(bool allow_wildcard);  // after '['
   ast::ArrayIndex* make_index(const Token& name, std::vector<ast::Expr*> indexes);
@@ -160,6 +168,8 @@ class Parser {
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
   std::vector<size_t>* positions_ = nullptr;
+  size_t error_at_ = SIZE_MAX;  // index of the token the last error blamed
+  bool error_unread_ = false;   // ... and stap had not consumed it
   std::string file_name_;
   std::unordered_set<size_t> reported_;  // indexes of tokens already blamed
 };

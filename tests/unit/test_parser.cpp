@@ -252,7 +252,7 @@ TEST_CASE("parser: probe errors", "[parser]") {
   CHECK(one_error("probe begin") ==
         "parse error: expected one of ', { } = +='\n"
         "        saw: <input> EOF\n\n");
-  CHECK(one_error("private probe begin {}").find("expected 'global', 'function' or identifier") !=
+  CHECK(one_error("private probe begin {}").find("expected 'function' or identifier") !=
         std::string::npos);
 }
 
@@ -479,11 +479,31 @@ TEST_CASE("parser: calls and the print family", "[parser]") {
         std::string::npos);
   CHECK(one_error("probe begin { printdln(1, 2, 3) }").find("expected literal string") !=
         std::string::npos);
-  CHECK(one_error("probe begin { printd(\", \", 1) }").find(
-            "printd needs a delimiter and at least two values to join") != std::string::npos);
+  // Short of two values after the delimiter, stap reads a ')' as a
+  // separator and blames what follows it.
+  CHECK(one_error("probe begin { printd(\", \", 1) }") ==
+        "parse error: expected literal string or number\n"
+        "        saw: operator '}' at <input>:1:31\n"
+        "     source: probe begin { printd(\", \", 1) }\n"
+        "                                           ^\n\n");
+  CHECK(one_error("probe begin { printdln(\",\") 5 }").find("expected one of ', )'\n"
+                                                          "        saw: operator '}'") !=
+        std::string::npos);
   CHECK(one_error("probe begin { print() }").find("expected literal string or number") !=
         std::string::npos);
+  CHECK(one_error("probe begin { println(1 }").find("expected one of ', )'") !=
+        std::string::npos);
   CHECK(Parsed("probe begin { println() }").diags.error_count() == 0);
+  // The print family is syntax: the name alone is not a variable.
+  CHECK(one_error("probe begin { x = println + 1 }") ==
+        "parse error: expected '('\n"
+        "        saw: operator '+' at <input>:1:27\n"
+        "     source: probe begin { x = println + 1 }\n"
+        "                                       ^\n\n");
+  CHECK(Parsed("function print(x) { } probe begin { }").diags.error_count() == 0);
+  CHECK(one_error("probe begin { x = @ + 1 }").find("unknown operator @\n"
+                                                   "        saw: operator '@'") !=
+        std::string::npos);
 }
 
 TEST_CASE("parser: target variables", "[parser]") {
