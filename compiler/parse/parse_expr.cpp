@@ -82,7 +82,7 @@ ast::Expr* Parser::parse_binary(int min_prec) {
   ast::Expr* left;
   int max_prec = kMaxPrec;
   if (at_op("[") && min_prec <= kInPrec) {
-    left = parse_in_list();
+    left = parse_in_list();  // "[k] in a", or a bracketed key alone
     max_prec = kInPrec - 1;
   } else {
     left = parse_unary();
@@ -115,9 +115,27 @@ ast::Expr* Parser::parse_binary(int min_prec) {
   }
 }
 
-// [k1, *, k3] in a
+// [k1, *, k3] in a.  As in stap, the keys are comparisons at most
+// ("[a & b] in c" is an error at the '&'), and one key without "in" is
+// just that key: "[1] || 2" is "1 || 2", while "[1] + 1" ends the
+// expression at the '+'.
 ast::Expr* Parser::parse_in_list() {
-  std::vector<ast::Expr*> keys = parse_index_list(true);
+  expect_op("[");
+  std::vector<ast::Expr*> keys;
+  for (;;) {
+    if (at_op("*") && (at_op(",", 1) || at_op("]", 1))) {
+      advance();
+      keys.push_back(nullptr);
+    } else {
+      keys.push_back(parse_binary(kComparePrec));
+    }
+    if (accept_op("]")) break;
+    if (!accept_op(",")) fail_here("expected ',' or ']'");
+  }
+  if (!at_keyword("in")) {
+    if (keys.size() > 1) fail_here("unexpected comma-separated expression list");
+    if (keys[0]) return keys[0];
+  }
   const Token& in_tok = expect_keyword("in");
   const Token& name = peek();
   if (!is_plain_identifier(name)) fail_here("expected identifier");
@@ -150,8 +168,20 @@ ast::Expr* Parser::parse_unary() {
   e->op = op;
   // As in stap, "++a++" is "++(a)" followed by a stray "++".
   bool crement = op == ast::UnaryOp::pre_inc || op == ast::UnaryOp::pre_dec;
-  e->operand = crement ? parse_primary() : parse_unary();
+  e->operand = crement ? parse_crement_operand() : parse_unary();
   return e;
+}
+
+// After ++/--, stap reads a primary, or a '-' and a number ("++ -1"; "-- -b"
+// is an error at the b).  The negation is kept as an operator so that the
+// print, "++(-(1))", parses back to the same tree.
+ast::Expr* Parser::parse_crement_operand() {
+  if (!at_op("-")) return parse_primary();
+  auto* neg = make<ast::UnaryExpr>(advance().loc);
+  neg->op = ast::UnaryOp::neg;
+  if (peek().kind != TokenKind::number) fail_here("expected literal string or number");
+  neg->operand = make_number(advance(), false);
+  return neg;
 }
 
 ast::Expr* Parser::parse_postfix() {

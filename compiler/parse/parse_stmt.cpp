@@ -129,7 +129,7 @@ void Parser::parse_foreach_vars(ast::ForeachStmt& s) {
       s.keys.push_back(loop_var());
       if (sort_mark(0)) set_sort(s, static_cast<int>(s.keys.size()), advance());
     } while (accept_op(","));
-    expect_op("]");
+    if (!accept_op("]")) fail_here("expected ',' or ']'");
   } else {
     s.keys.push_back(loop_var());
     if (sort_mark(0)) set_sort(s, 1, advance());

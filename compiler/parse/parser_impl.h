@@ -130,6 +130,7 @@ class Parser {
   ast::Expr* parse_binary(int min_prec);
   ast::Expr* parse_in_list();  // [k1, k2] in a
   ast::Expr* parse_unary();
+  ast::Expr* parse_crement_operand();
   ast::Expr* parse_postfix();
   ast::Expr* parse_primary();
   ast::Expr* parse_identifier_expr();

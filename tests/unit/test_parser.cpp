@@ -796,3 +796,41 @@ TEST_CASE("parser: pass-1 errors are said in stream order", "[parser]") {
     CHECK(error_places(p) == V{"2:9"});
   }
 }
+
+TEST_CASE("parser: recovery starts after a consumed token, at an unread one", "[parser]") {
+  // "expected literal string or number" consumes the 'probe': the rest,
+  // up to EOF, is skipped.
+  Parsed a("probe begin { x = probe } probe end { y = }");
+  CHECK(a.diags.error_count() == 2);
+  Parsed b("probe begin { x = (1 probe end { y = }");
+  CHECK(b.diags.error_count() == 1);
+  // "expected statement" only looks at it: the next probe is parsed.
+  Parsed c("probe begin { x = 1 probe end { y = }");
+  CHECK(c.diags.error_count() == 2);
+  Parsed d("probe begin probe end { y = }");
+  CHECK(d.diags.error_count() == 2);
+}
+
+TEST_CASE("parser: bracketed keys", "[parser]") {
+  CHECK(test::p1_expr("[a < b, c . d] in e") == "[(a) < (b), (c) . (d)] in e");
+  // One key without "in" is the key itself.
+  CHECK(test::p1_expr("[1] || 2") == "(1) || (2)");
+  CHECK(one_error("probe begin { x = [1, 2] }")
+            .find("unexpected comma-separated expression list\n"
+                  "        saw: operator '}' at <input>:1:26") != std::string::npos);
+  CHECK(one_error("probe begin { x = [a & b] in c }")
+            .find("expected ',' or ']'\n        saw: operator '&'") != std::string::npos);
+  CHECK(one_error("probe begin { foreach ([a b] in x) {} }")
+            .find("expected ',' or ']'\n        saw: identifier 'b'") != std::string::npos);
+  // "[1] + 1" is "1", then a statement "+1".
+  Parsed p("probe begin { x = [1] + 1 }");
+  CHECK(p.diags.error_count() == 0);
+  CHECK(p.file->probes[0]->body->statements.size() == 2);
+}
+
+TEST_CASE("parser: ++ and -- take a primary or a negative number", "[parser]") {
+  CHECK(test::p1_expr("++ -1") == "++(-(1))");
+  CHECK(one_error("probe begin { x = -- -b }")
+            .find("expected literal string or number\n        saw: identifier 'b'") !=
+        std::string::npos);
+}
