@@ -4,7 +4,7 @@
 // wildcards inside it) and an optional literal argument.  Brace lists are
 // expanded here, as stap does, so "syscall.{open,close}?" becomes two
 // points "syscall.open?" and "syscall.close?", each with its own copy of
-// the condition.
+// the condition.  A point's location is its first component's.
 #include "parse/parser_impl.h"
 
 namespace stap::parse_detail {
@@ -23,11 +23,14 @@ void Parser::parse_probe(ast::File& file) {
     alias->epilogue = advance().text == "+=";
     alias->names = std::move(points);
     alias->points = parse_probe_points();
+    if (at_op("}")) fail_here("expected probe point specifier");
     if (!at_op("{")) fail_unread("expected one of ', { } = +='");
     alias->body = parse_block();
     file.aliases.push_back(alias);
     return;
   }
+  // stap reads a '}' here as the end of a brace list with no point in it.
+  if (at_op("}")) fail_here("expected probe point specifier");
   if (!at_op("{")) fail_unread("expected one of ', { } = +='");
   auto* probe = make<ast::ProbeDecl>(start.loc);
   probe->points = std::move(points);
@@ -57,71 +60,99 @@ void Parser::check_alias_names(const std::vector<ast::ProbePoint*>& names) {
   }
 }
 
-// One written point, expanded: components, then '?' / '!', then "if (cond)".
+// One written point, expanded.  Every alternative of a brace list is a
+// point of its own, with its own '?' / '!' / "if (cond)" when the list
+// ends the point: "a.{b?,c} if (x)" is a.b? if (x) and a.c if (x).
 std::vector<ast::ProbePoint*> Parser::parse_point_spec() {
-  const Token& first = peek();
   size_t budget = kMaxExpandedPoints;
-  std::vector<std::vector<ast::ProbePointComponent>> expansions = parse_point_sequence(budget);
-  bool optional = false, sufficient = false;
-  for (;;) {
-    if (accept_op("?")) {
-      optional = true;
-    } else if (accept_op("!")) {
-      optional = sufficient = true;
-    } else {
-      break;
-    }
-  }
-  // Each expanded point gets its own parse of the condition, so no two
-  // points share an expression node.
-  size_t cond_start = 0;
-  bool has_condition = accept_keyword("if");
-  if (has_condition) {
-    expect_op("(");
-    cond_start = pos_;
-  }
+  std::vector<ExpandedPoint> expanded = parse_expanded_spec(budget);
+  size_t end = pos_;
   std::vector<ast::ProbePoint*> points;
-  for (auto& components : expansions) {
-    auto* pp = make<ast::ProbePoint>(first.loc);
-    pp->components = std::move(components);
-    pp->optional = optional;
-    pp->sufficient = sufficient;
-    if (has_condition) {
-      pos_ = cond_start;
+  for (ExpandedPoint& e : expanded) {
+    auto* pp = make<ast::ProbePoint>(tokens_[e.first_token].loc);
+    pp->components = std::move(e.components);
+    pp->optional = e.optional;
+    pp->sufficient = e.sufficient;
+    // Each point gets its own parse of its condition, so no two points
+    // share an expression node.
+    if (e.condition_start != 0) {
+      pos_ = e.condition_start;
       pp->condition = parse_expr();
     }
     points.push_back(pp);
   }
-  if (has_condition) expect_op(")");
+  pos_ = end;
+  return points;
+}
+
+// sequence, then at most one of '?' '!', then "if (cond)".  A marker
+// given inside braces may not be given again outside.
+std::vector<Parser::ExpandedPoint> Parser::parse_expanded_spec(size_t& budget) {
+  std::vector<ExpandedPoint> points = parse_point_sequence(budget);
+  if (at_op("?") || at_op("!")) {
+    const Token& mark = advance();
+    for (ExpandedPoint& p : points) {
+      if (p.optional) fail(mark, "'?' or '!' respecified");
+      p.optional = true;
+      p.sufficient = mark.text == "!";
+    }
+  }
+  if (accept_keyword("if")) {
+    expect_op("(");
+    size_t start = pos_;
+    parse_expr();  // checked here, parsed again for each point
+    const Token& close = expect_op(")");
+    for (ExpandedPoint& p : points) {
+      if (p.condition_start != 0) fail(close, "condition respecified");
+      p.condition_start = start;
+    }
+  }
   return points;
 }
 
 // a.b(1).{c,d.{e,f}}.g : every alternative of every brace list, in order.
-std::vector<std::vector<ast::ProbePointComponent>> Parser::parse_point_sequence(size_t& budget) {
+std::vector<Parser::ExpandedPoint> Parser::parse_point_sequence(size_t& budget) {
   Nest nest(*this);
-  std::vector<std::vector<ast::ProbePointComponent>> result(1);
+  std::vector<ExpandedPoint> result(1);
+  result[0].first_token = pos_;
+  bool first = true;
   do {
-    std::vector<std::vector<ast::ProbePointComponent>> alternatives;
+    std::vector<ExpandedPoint> alternatives;
     if (accept_op("{")) {
       do {
-        auto more = parse_point_sequence(budget);
-        for (auto& m : more) alternatives.push_back(std::move(m));
+        std::vector<ExpandedPoint> more = parse_expanded_spec(budget);
+        for (ExpandedPoint& m : more) alternatives.push_back(std::move(m));
       } while (accept_op(","));
       expect_op("}");
     } else {
-      alternatives.push_back({parse_point_component()});
+      ExpandedPoint one;
+      one.first_token = pos_;
+      one.components.push_back(parse_point_component());
+      alternatives.push_back(std::move(one));
     }
     if (result.size() * alternatives.size() > budget)
       fail_here("too many probe points from brace expansion (the limit is " +
                 std::to_string(kMaxExpandedPoints) + ")");
-    std::vector<std::vector<ast::ProbePointComponent>> product;
+    std::vector<ExpandedPoint> product;
     product.reserve(result.size() * alternatives.size());
-    for (const auto& head : result)
-      for (const auto& tail : alternatives) {
-        product.push_back(head);
-        product.back().insert(product.back().end(), tail.begin(), tail.end());
+    for (const ExpandedPoint& head : result) {
+      if (head.optional || head.condition_start != 0) {
+        report(tokens_[head.first_token],
+               "'?', '!' or condition must only be specified in suffix", "at");
+        throw ParseAbort{};
       }
+      for (const ExpandedPoint& tail : alternatives) {
+        product.push_back(tail);
+        ExpandedPoint& p = product.back();
+        if (!first) {
+          p.first_token = head.first_token;
+          p.components.insert(p.components.begin(), head.components.begin(),
+                              head.components.end());
+        }
+      }
+    }
     result = std::move(product);
+    first = false;
   } while (accept_op("."));
   return result;
 }

@@ -102,8 +102,17 @@ class Parser {
   // ---- probes (parse_probe.cpp)
   void parse_probe(ast::File& file);
   std::vector<ast::ProbePoint*> parse_probe_points();
+  // A point from brace expansion, before it becomes an ast::ProbePoint.
+  struct ExpandedPoint {
+    std::vector<ast::ProbePointComponent> components;
+    size_t first_token = 0;      // its first component's token
+    bool optional = false;       // '?' or '!'
+    bool sufficient = false;     // '!'
+    size_t condition_start = 0;  // token after "if (", or 0
+  };
   std::vector<ast::ProbePoint*> parse_point_spec();
-  std::vector<std::vector<ast::ProbePointComponent>> parse_point_sequence(size_t& budget);
+  std::vector<ExpandedPoint> parse_expanded_spec(size_t& budget);
+  std::vector<ExpandedPoint> parse_point_sequence(size_t& budget);
   ast::ProbePointComponent parse_point_component();
   std::string parse_point_name();
   void check_alias_names(const std::vector<ast::ProbePoint*>& names);  // just one

@@ -834,3 +834,34 @@ TEST_CASE("parser: ++ and -- take a primary or a negative number", "[parser]") {
             .find("expected literal string or number\n        saw: identifier 'b'") !=
         std::string::npos);
 }
+
+TEST_CASE("parser: markers inside brace lists", "[parser]") {
+  {
+    Parsed p("probe a.{b?, c!, d if (x)} {}");
+    REQUIRE(p.diags.error_count() == 0);
+    const auto& pts = p.file->probes[0]->points;
+    REQUIRE(pts.size() == 3);
+    CHECK((pts[0]->optional && !pts[0]->sufficient));
+    CHECK(pts[1]->sufficient);
+    CHECK((!pts[2]->optional && pts[2]->condition));
+    // (stap prints no space after a condition's comma.)
+    CHECK(test::p1("probe {a?, b} if (y) {}") == "probe a? if (y),b if (y){\n}");
+  }
+  CHECK(one_error("probe {a?, b}.c {}") ==
+        "parse error: '?', '!' or condition must only be specified in suffix\n"
+        "         at: identifier 'a' at <input>:1:8\n"
+        "     source: probe {a?, b}.c {}\n"
+        "                    ^\n\n");
+  CHECK(one_error("probe a.{b?,c}! {}")
+            .find("'?' or '!' respecified\n        saw: operator '!' at <input>:1:15") !=
+        std::string::npos);
+  CHECK(one_error("probe {a if (x), b} if (y) {}")
+            .find("condition respecified\n        saw: operator ')' at <input>:1:26") !=
+        std::string::npos);
+  CHECK(one_error("probe a?! {}").find("expected one of ', { } = +='") != std::string::npos);
+  // A point is located at its first component, not at a '{'.
+  CHECK(one_error("probe {a}? = b {}").find("at: identifier 'a' at <input>:1:8") !=
+        std::string::npos);
+  CHECK(one_error("probe begin } {}").find("expected probe point specifier") !=
+        std::string::npos);
+}
