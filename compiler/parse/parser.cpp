@@ -23,12 +23,12 @@ const char kEmbeddedCodeError[] =
 }  // namespace
 
 Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-               bool guru_mode, std::vector<size_t>* stream_positions)
+               bool guru_mode, StreamOrder* order)
     : tokens_(tokens),
       arena_(arena),
       diags_(diags),
       guru_mode_(guru_mode),
-      positions_(stream_positions) {}
+      order_(order) {}
 
 // ---------------------------------------------------------------- tokens
 
@@ -96,7 +96,14 @@ void Parser::report(const Token& at, std::string message, std::string_view label
   bool in_stream = index < tokens_.size();
   if (in_stream && reported_.count(index)) return;
   if (in_stream) reported_.insert(index);
-  if (at.kind == TokenKind::junk && at.text.empty()) return;
+  if (at.kind == TokenKind::junk && at.text.empty()) {
+    // Reached while parsing: now its error is said (see StreamOrder).
+    if (order_ && in_stream) {
+      auto it = order_->junk.find(index);
+      if (it != order_->junk.end()) order_->position[it->second] = index;
+    }
+    return;
+  }
   Diagnostic d;
   d.category = "parse error";
   d.message = std::move(message);
@@ -110,8 +117,9 @@ void Parser::report(const Token& at, std::string message, std::string_view label
     d.loc = at.loc;
   }
   diags_.report(std::move(d));
-  if (positions_) {
-    while (positions_->size() < diags_.all().size()) positions_->push_back(in_stream ? index : pos_);
+  if (order_) {
+    while (order_->position.size() < diags_.all().size())
+      order_->position.push_back(in_stream ? index : pos_);
   }
 }
 
@@ -370,12 +378,12 @@ ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
-                                        bool guru_mode, std::vector<size_t>* stream_positions) {
+                                        bool guru_mode, StreamOrder* order) {
   auto out = std::make_unique<ast::File>();
   out->name = file_name;
   out->id = file;
   if (tokens.empty()) return out;
-  parse_detail::Parser(tokens, arena, diags, guru_mode, stream_positions).parse_file(*out);
+  parse_detail::Parser(tokens, arena, diags, guru_mode, order).parse_file(*out);
   return out;
 }
 
@@ -390,23 +398,24 @@ std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
                                       const PreprocessorEnv& env, MacroTable& macros,
                                       ast::Arena& arena, Diagnostics& diags) {
   Diagnostics local(sources);
-  std::vector<size_t> positions;
+  StreamOrder order;
   std::vector<Token> tokens = lex(sources, file, local);
-  tokens = preprocess(std::move(tokens), env, macros, sources, local, &positions);
+  tokens = preprocess(std::move(tokens), env, macros, sources, local, &order);
   // Tapset files may use the guru-only operators, as stap's may.
   bool is_tapset = sources.file(file).origin == FileOrigin::tapset;
   std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, local,
-                                                env.guru_mode || is_tapset, &positions);
+                                                env.guru_mode || is_tapset, &order);
   out->is_tapset = is_tapset;
 
   const std::vector<Diagnostic>& found = local.all();
-  positions.resize(found.size(), SIZE_MAX);
-  std::vector<size_t> order(found.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
+  std::vector<size_t>& positions = order.position;
+  positions.resize(found.size(), StreamOrder::kUnsaid);
+  std::vector<size_t> sequence(found.size());
+  for (size_t i = 0; i < sequence.size(); ++i) sequence[i] = i;
+  std::stable_sort(sequence.begin(), sequence.end(),
                    [&](size_t a, size_t b) { return positions[a] < positions[b]; });
-  for (size_t i : order)
-    if (positions[i] != SIZE_MAX) diags.report(found[i]);
+  for (size_t i : sequence)
+    if (positions[i] != StreamOrder::kUnsaid) diags.report(found[i]);
   return out;
 }
 

@@ -22,13 +22,14 @@ namespace stap {
 
 // Parses preprocessed tokens.  Never returns null; on errors the file holds
 // what could be parsed.  Without guru_mode (-g) @const and @kregister are
-// parse errors, as in stap.  stream_positions (see preprocess()) gets,
-// for each diagnostic this adds to diags, the index of its token.
+// parse errors, as in stap.  order (see StreamOrder) gets, for each
+// diagnostic this adds to diags, the index of its token, and the junk
+// tokens' diagnostics the parser reaches.
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
                                         bool guru_mode = false,
-                                        std::vector<size_t>* stream_positions = nullptr);
+                                        StreamOrder* order = nullptr);
 
 
 // lex + preprocess + parse one file of the SourceManager; guru mode is

@@ -16,6 +16,7 @@
 
 #include "ast/ast.h"
 #include "base/diagnostics.h"
+#include "parse/preprocessor.h"
 #include "parse/token.h"
 
 namespace stap::parse_detail {
@@ -37,9 +38,9 @@ constexpr size_t kMaxExpandedPoints = 10000;
 
 class Parser {
  public:
-  // stream_positions: see parse_tokens().
+  // order: see parse_tokens().
   Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-         bool guru_mode, std::vector<size_t>* stream_positions);
+         bool guru_mode, StreamOrder* order);
 
   void parse_file(ast::File& file);
 
@@ -177,7 +178,7 @@ class Parser {
   int depth_ = 0;
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
-  std::vector<size_t>* positions_ = nullptr;
+  StreamOrder* order_ = nullptr;
   size_t error_at_ = SIZE_MAX;  // index of the token the last error blamed
   bool error_unread_ = false;   // ... and stap had not consumed it
   std::string file_name_;

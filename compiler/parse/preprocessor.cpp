@@ -47,9 +47,9 @@ int compare_versions(const std::string& a, const std::string& b) {
 
 std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
                               MacroTable& macros, SourceManager& sources,
-                              Diagnostics& diags, std::vector<size_t>* stream_positions) {
+                              Diagnostics& diags, StreamOrder* order) {
   pp::Preprocessor p(env, macros, sources, diags);
-  p.set_stream_positions(stream_positions);
+  p.set_stream_order(order);
   return p.run(std::move(tokens));
 }
 
@@ -103,31 +103,44 @@ void Preprocessor::fail(const Token& at, const std::string& message) {
 
 // ------------------------------------------------------------- driver loop
 
-void Preprocessor::set_stream_positions(std::vector<size_t>* positions) {
-  positions_ = positions;
-  if (!positions_) return;
-  // The lexer's diagnostics wait for their junk token to be emitted.
+void Preprocessor::set_stream_order(StreamOrder* order) {
+  order_ = order;
+  if (!order_) return;
+  // The lexer's diagnostics wait for their junk token (see StreamOrder).
   lexer_diags_ = diags_.all().size();
-  positions_->assign(lexer_diags_, SIZE_MAX);
+  order_->position.assign(lexer_diags_, StreamOrder::kUnsaid);
+  order_->junk.clear();
 }
 
 void Preprocessor::note_positions() {
-  if (!positions_) return;
-  while (positions_->size() < diags_.all().size()) positions_->push_back(out_size_);
+  if (!order_) return;
+  while (order_->position.size() < diags_.all().size()) order_->position.push_back(out_size_);
 }
 
-// stap's lexer errors are junk tokens that its parser reports, so one in
-// an untaken branch or a macro body that is never closed is never said;
-// such a diagnostic keeps no position and is dropped (see parse_file()).
+// An empty junk token about to be emitted at out_size_: if it is the
+// lexer's next one, its diagnostic waits for the parser there.  A lexer
+// junk token passed over without being emitted (untaken branch, macro
+// body never closed) is never said.
 void Preprocessor::note_emitted(const Token& t) {
-  if (!positions_ || t.kind != TokenKind::junk || !t.text.empty()) return;
+  if (!order_ || t.kind != TokenKind::junk || !t.text.empty()) return;
   auto before = [&](const SourceLoc& a) {
     return a.line < t.loc.line || (a.line == t.loc.line && a.column < t.loc.column);
   };
-  // Passed over without being emitted: never said.
   while (lexer_read_ < lexer_diags_ && before(diags_.all()[lexer_read_].loc)) ++lexer_read_;
   if (lexer_read_ < lexer_diags_ && diags_.all()[lexer_read_].loc == t.loc)
-    (*positions_)[lexer_read_++] = out_size_;
+    order_->junk[out_size_] = lexer_read_++;
+}
+
+// A $N/@N that cannot be substituted reaching the output: reported now,
+// said only if the parser reaches its junk token (see StreamOrder).
+Token Preprocessor::defer_bad_arg(const Token& t) {
+  size_t before = diags_.all().size();
+  report(t, "");
+  if (diags_.all().size() > before) {
+    order_->position.push_back(StreamOrder::kUnsaid);
+    order_->junk[out_size_] = before;
+  }
+  return Token{TokenKind::junk, "", t.loc};
 }
 
 std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
@@ -147,7 +160,11 @@ std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
     try {
       std::optional<Token> t = next_output();
       if (!t) break;
-      if (!bad_arg_message(*t).empty()) fail(*t, "");
+      if (!bad_arg_message(*t).empty()) {
+        if (!order_ || library_file_) fail(*t, "");
+        note_positions();
+        t = defer_bad_arg(*t);
+      }
       if (library_file_)
         fail(*t, "unexpected token in library macro file '" + sources_.name(eof_.loc.file) + "'");
       note_positions();

@@ -20,6 +20,7 @@
 // errors inside them show "in expansion of macro ..." back to the script.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,6 +45,23 @@ struct PreprocessorEnv {
   std::vector<std::string> args;                     // $1.. / @1..
   std::string privilege = "stapdev";                 // systemtap_privilege
   bool guru_mode = false;                            // guru_mode (-g)
+};
+
+// stap lexes and preprocesses lazily, as its parser asks for tokens, so
+// its pass-1 diagnostics come in stream order; pass 1 here runs its stages
+// one after the other and records where each diagnostic arose instead
+// (parse_file() then says them in that order).
+struct StreamOrder {
+  static constexpr size_t kUnsaid = SIZE_MAX;
+  // Per diagnostic of the Diagnostics the stages report to: the index of
+  // the output token at (before) which it arose, or kUnsaid.
+  std::vector<size_t> position;
+  // Errors stap keeps in a junk token and says only when its parser
+  // reaches that token while parsing, not while skipping after an error
+  // or in an untaken branch: the lexer's, and $N/@N that cannot be
+  // substituted.  Output index of the empty junk token -> diagnostic,
+  // whose position stays kUnsaid until the parser gets there.
+  std::map<size_t, size_t> junk;
 };
 
 struct MacroDef {
@@ -83,17 +101,12 @@ class MacroTable {
 // "\tin expansion of macro: operator '@foo'".  After an error the
 // stream holds an empty junk token (see token.h) and goes on.
 //
-// stap lexes and preprocesses lazily, as its parser asks for tokens, so
-// its diagnostics come in stream order.  To say them in that order,
-// stream_positions (when given) receives, for each diagnostic in
-// diags.all(), the output position (index of the token emitted next) at
-// which it arose.  Diagnostics already in diags on entry must be the
-// lexer's of `tokens`, one per empty junk token: each gets the position
-// at which that token was read.
+// order (when given) records where each diagnostic arose in the stream,
+// see StreamOrder.  Diagnostics already in diags on entry must be the
+// lexer's of `tokens`, one per empty junk token.
 std::vector<Token> preprocess(std::vector<Token> tokens, const PreprocessorEnv& env,
                               MacroTable& macros, SourceManager& sources,
-                              Diagnostics& diags,
-                              std::vector<size_t>* stream_positions = nullptr);
+                              Diagnostics& diags, StreamOrder* order = nullptr);
 
 // Compares two dotted versions as stap does: -1, 0, 1.
 int compare_versions(const std::string& a, const std::string& b);

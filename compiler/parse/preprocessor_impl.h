@@ -52,7 +52,7 @@ class Preprocessor {
       : env_(env), macros_(macros), sources_(sources), diags_(diags) {}
 
   std::vector<Token> run(std::vector<Token> tokens);
-  void set_stream_positions(std::vector<size_t>* positions);  // see preprocess()
+  void set_stream_order(StreamOrder* order);  // see preprocess()
 
  private:
   // --- errors (preprocessor.cpp) ---
@@ -61,11 +61,11 @@ class Preprocessor {
   // as stap's junk tokens do.
   [[noreturn]] void fail(const Token& at, const std::string& message);
   void report(const Token& at, const std::string& message);
-  // Stream positions: diagnostics reported since the last call arose at
-  // out_size_; an empty junk token emitted is where the lexer's next
-  // diagnostic arose.
+  // Stream order: diagnostics reported since the last call arose at
+  // out_size_; junk tokens hold the lexer's and bad arguments'.
   void note_positions();
   void note_emitted(const Token& t);
+  Token defer_bad_arg(const Token& t);
 
   // --- conditionals (preprocessor.cpp) ---
   enum class Branch { keep_then, skip_then, keep_else, skip_else };
@@ -114,7 +114,7 @@ class Preprocessor {
   std::vector<Conditional> conditionals_;
   std::map<size_t, ArgText> args_;
 
-  std::vector<size_t>* positions_ = nullptr;
+  StreamOrder* order_ = nullptr;
   size_t out_size_ = 0;      // tokens emitted so far
   size_t lexer_diags_ = 0;   // diagnostics of the lexer, first in diags_
   size_t lexer_read_ = 0;    // how many of them have been placed

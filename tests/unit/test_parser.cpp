@@ -795,6 +795,18 @@ TEST_CASE("parser: pass-1 errors are said in stream order", "[parser]") {
     Parsed p("probe begin { x = 1 }\n@define m %( %{ abc \n", true);
     CHECK(error_places(p) == V{"2:9"});
   }
+  {
+    // Nor one the parser skips after an error: stap's parser reports a
+    // junk token's error when it tries to parse it.
+    Parsed p("probe begin { x = } \"unterminated\n", true);
+    CHECK(error_places(p) == V{"1:19"});
+  }
+  {
+    // The same for $N beyond the arguments.
+    Parsed p("probe begin { x = ; y = $1 } probe end { z = $2 }", true);
+    CHECK(error_places(p) == V{"1:19", "1:46"});
+    CHECK(p.errors().find("command line argument out of range [1-0]") != std::string::npos);
+  }
 }
 
 TEST_CASE("parser: recovery starts after a consumed token, at an unread one", "[parser]") {
