@@ -355,6 +355,11 @@ struct File {
   std::string name;
   FileId id = kNoFile;
   bool is_tapset = false;
+  // Whether the parser started on any declaration.  False when the
+  // preprocessor left it nothing but its own errors (or nothing at all):
+  // stap then says "Input file '...' is empty after preprocessing." in
+  // place of the parse-error count.
+  bool parser_saw_input = false;
   std::vector<VarDecl*> globals;
   std::vector<FunctionDecl*> functions;
   std::vector<ProbeDecl*> probes;

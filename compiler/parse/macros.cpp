@@ -156,6 +156,22 @@ void Preprocessor::define_macro(const Token& at_define) {
   def.name = name->text;
   def.loc = name->loc;
   def.from_library = false;  // a .stpm's macros are committed at its end
+  try {
+    read_macro_header(def);
+  } catch (const Abort&) {
+    // As in stap, a header that goes wrong still defines the macro, with
+    // the parameters read so far and an empty body: its uses expand to
+    // nothing (or fail for a wrong argument count) rather than being
+    // unknown operators.
+    macros_.define(std::move(def));
+    throw;
+  }
+  def.body = read_macro_body(*name);
+  macros_.define(std::move(def));
+}
+
+// "(a, b) %(" or "%(" after the name.
+void Preprocessor::read_macro_header(MacroDef& def) {
   std::optional<Token> t = next_in_source();
   bool saw_params = is_op_token(t, "(");
   if (saw_params) {
@@ -172,8 +188,6 @@ void Preprocessor::define_macro(const Token& at_define) {
   }
   if (!is_op_token(t, "%("))
     fail(or_eof(t), saw_params ? "expected '%('" : "expected '%(' or '('");
-  def.body = read_macro_body(*name);
-  macros_.define(std::move(def));
 }
 
 // The body up to the %) matching the opening %(, nested %( %) included.

@@ -171,6 +171,12 @@ void Parser::parse_file(ast::File& file) {
   file_name_ = file.name;
   while (peek().kind != TokenKind::end_of_input) {
     size_t start = pos_;
+    // A preprocessor error's place is no input to stap's parser; a junk
+    // token holding a lexer error or a bad $N is.
+    const Token& t = peek();
+    bool pp_error = t.kind == TokenKind::junk && t.text.empty() && order_ &&
+                    !order_->junk.count(pos_);
+    if (!pp_error) file.parser_saw_input = true;
     try {
       parse_declaration(file);
     } catch (const ParseAbort& abort) {

@@ -96,6 +96,7 @@ class Preprocessor {
   std::optional<Token> next_in_source();  // current body or input; no pop
   std::optional<Token> scan_macros(bool skipping);
   void define_macro(const Token& at_define);
+  void read_macro_header(MacroDef& def);
   std::vector<Token> read_macro_body(const Token& name);
   bool invoke_macro(const Token& use);
   std::shared_ptr<ParamMap> read_macro_args(const Token& use, const MacroDef& def);

@@ -877,3 +877,19 @@ TEST_CASE("parser: markers inside brace lists", "[parser]") {
   CHECK(one_error("probe begin } {}").find("expected probe point specifier") !=
         std::string::npos);
 }
+
+// What the driver needs to say stap's "Input file ... is empty after
+// preprocessing." in place of the parse-error count.
+TEST_CASE("parser: whether the parser saw any input", "[parser]") {
+  auto saw = [](const std::string& text) { return Parsed(text, true).file->parser_saw_input; };
+  CHECK_FALSE(saw(""));
+  CHECK_FALSE(saw("%( 1 == 0 %? probe begin {} %)"));
+  // The condition error takes "1 %) probe"; the parser only skips the rest.
+  CHECK_FALSE(saw("%( 1 %) probe begin {}"));
+  CHECK_FALSE(saw("@define m(a) %( @a %) @m"));
+  CHECK(saw("%( 1 %) } global x"));
+  CHECK(saw("}"));
+  CHECK(saw("\"unterminated"));
+  CHECK(saw("probe begin { %( x == 1 %? %) }"));
+  CHECK(saw("global x"));
+}
