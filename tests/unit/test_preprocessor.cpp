@@ -413,6 +413,22 @@ TEST_CASE("pp: macro definition errors", "[preprocessor]") {
   }
 }
 
+TEST_CASE("pp: a definition whose header fails still defines the macro", "[preprocessor]") {
+  // With the parameters read so far and an empty body, as in stap: its
+  // uses expand to nothing, or fail on the argument count.
+  {
+    Session s;
+    CHECK(s.texts("@define m x y = @m + 1") == "<junk> y = + 1");  // x taken by the header
+    CHECK(s.diags.error_count() == 1);
+  }
+  {
+    Session s;
+    s.texts("@define m(a, 1) %( 5 %)\n@m(1, 2)");
+    CHECK(s.rendered().find("too many parameters for macro '@m' (expected 1)") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("pp: a recursive macro is stopped once", "[preprocessor]") {
   // Each level uses the macro twice: resuming the outer levels after the
   // error would take 2^200 steps.
