@@ -94,7 +94,8 @@ ast::Expr* Parser::parse_binary(int min_prec) {
     advance();
     if (prec == kInPrec) {
       const Token& name = peek();
-      if (!is_plain_identifier(name)) fail_here("expected identifier");
+      if (!is_plain_identifier(name))
+        fail_here("expected identifier or statistical operation", AtEof::blame_previous);
       advance();
       auto* in = make<ast::InExpr>(op.loc);
       in->index = make_index(name, {left});
@@ -106,7 +107,7 @@ ast::Expr* Parser::parse_binary(int min_prec) {
     e->op = op.text;
     e->left = left;
     if (op.text == "=~" || op.text == "!~") {
-      e->right = parse_string();
+      e->right = parse_string("expected literal string", AtEof::blame_previous);
       max_prec = kComparePrec - 1;
     } else {
       e->right = parse_binary(prec + 1);
@@ -138,7 +139,8 @@ ast::Expr* Parser::parse_in_list() {
   }
   const Token& in_tok = expect_keyword("in");
   const Token& name = peek();
-  if (!is_plain_identifier(name)) fail_here("expected identifier");
+  if (!is_plain_identifier(name))
+    fail_here("expected identifier or statistical operation", AtEof::blame_previous);
   advance();
   auto* in = make<ast::InExpr>(in_tok.loc);
   in->index = make_index(name, std::move(keys));
@@ -179,7 +181,7 @@ ast::Expr* Parser::parse_crement_operand() {
   if (!at_op("-")) return parse_primary();
   auto* neg = make<ast::UnaryExpr>(advance().loc);
   neg->op = ast::UnaryOp::neg;
-  if (peek().kind != TokenKind::number) fail_here("expected literal string or number");
+  if (peek().kind != TokenKind::number) fail_here("expected literal string or number", AtEof::value);
   neg->operand = make_number(advance(), false);
   return neg;
 }
@@ -225,14 +227,14 @@ ast::Expr* Parser::parse_primary() {
     default:
       break;
   }
-  fail_here("expected literal string or number");
+  fail_here("expected literal string or number", AtEof::value);
 }
 
 // name | name(args) | name[keys]; the print family only as a call.
 ast::Expr* Parser::parse_identifier_expr() {
   const Token& name = advance();
   if (at_op("(")) return parse_call(name);
-  if (is_print_family(name.text)) fail_here("expected '('");
+  if (is_print_family(name.text)) fail_here("expected '('", AtEof::blame_previous);
   if (at_op("[")) return make_index(name, parse_index_list(false));
   auto* sym = make<ast::Symbol>(name.loc);
   sym->name = name.text;

@@ -13,6 +13,7 @@ namespace stap::parse_detail {
 //                        |  probe NAME += PP { epilogue }
 void Parser::parse_probe(ast::File& file) {
   const Token& start = tokens_[pos_ - 1];
+  if (peek().kind == TokenKind::end_of_input) fail_here("", AtEof::blame_previous);
   std::vector<ast::ProbePoint*> points = parse_probe_points();
   if (at_op("=") || at_op("+=")) {
     // An alias has one name; stap rejects "a, b =" and "a.{b,c} =" at
@@ -98,7 +99,7 @@ std::vector<Parser::ExpandedPoint> Parser::parse_expanded_spec(size_t& budget) {
     }
   }
   if (accept_keyword("if")) {
-    expect_op("(");
+    expect_op("(", AtEof::keep);
     size_t start = pos_;
     parse_expr();  // checked here, parsed again for each point
     const Token& close = expect_op(")");
@@ -123,7 +124,10 @@ std::vector<Parser::ExpandedPoint> Parser::parse_point_sequence(size_t& budget) 
         std::vector<ExpandedPoint> more = parse_expanded_spec(budget);
         for (ExpandedPoint& m : more) alternatives.push_back(std::move(m));
       } while (accept_op(","));
-      expect_op("}");
+      // stap ends an alternative at any of ", { } = +=", and then wants
+      // its '}'; anything else is not an end of a point at all.
+      if (at_op("{") || at_op("=") || at_op("+=")) fail_here("expected '}'");
+      if (!accept_op("}")) fail_here("expected one of ', { } = +='", AtEof::keep);
     } else {
       ExpandedPoint one;
       one.first_token = pos_;
@@ -163,7 +167,7 @@ ast::ProbePointComponent Parser::parse_point_component() {
   c.functor = parse_point_name();
   if (accept_op("(")) {
     c.arg = parse_literal();
-    expect_op(")");
+    expect_op(")", AtEof::blame_previous);
   }
   return c;
 }

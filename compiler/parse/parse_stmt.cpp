@@ -27,6 +27,7 @@ ast::Stmt* Parser::parse_statement() {
 
 ast::Stmt* Parser::parse_statement_body() {
   const Token& t = peek();
+  if (t.kind == TokenKind::end_of_input) fail_unread("expected statement");
   if (t.is_op("{")) return parse_block();
   if (t.is_op(";")) {
     advance();
@@ -62,7 +63,7 @@ ast::Stmt* Parser::parse_statement_body() {
 
 ast::Stmt* Parser::parse_if() {
   auto* s = make<ast::IfStmt>(advance().loc);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   s->cond = parse_expr();
   expect_op(")");
   s->then_stmt = parse_statement();
@@ -73,7 +74,7 @@ ast::Stmt* Parser::parse_if() {
 ast::Stmt* Parser::parse_while() {
   auto* s = make<ast::ForStmt>(advance().loc);
   s->is_while = true;
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   s->cond = parse_expr();
   expect_op(")");
   s->body = parse_statement();
@@ -83,7 +84,7 @@ ast::Stmt* Parser::parse_while() {
 // for ([init]; [cond]; [incr]) body
 ast::Stmt* Parser::parse_for() {
   auto* s = make<ast::ForStmt>(advance().loc);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   if (!at_op(";")) s->init = parse_expr();
   expect_op(";");
   if (!at_op(";")) s->cond = parse_expr();
@@ -98,7 +99,7 @@ ast::Stmt* Parser::parse_for() {
 //          [limit N]) body
 ast::Stmt* Parser::parse_foreach() {
   auto* s = make<ast::ForeachStmt>(advance().loc);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   parse_foreach_vars(*s);
   expect_keyword("in");
   parse_foreach_source(*s);
@@ -129,7 +130,7 @@ void Parser::parse_foreach_vars(ast::ForeachStmt& s) {
       s.keys.push_back(loop_var());
       if (sort_mark(0)) set_sort(s, static_cast<int>(s.keys.size()), advance());
     } while (accept_op(","));
-    if (!accept_op("]")) fail_here("expected ',' or ']'");
+    if (!accept_op("]")) fail_here("expected ',' or ']'", AtEof::keep);
   } else {
     s.keys.push_back(loop_var());
     if (sort_mark(0)) set_sort(s, 1, advance());
@@ -190,7 +191,7 @@ ast::Stmt* Parser::parse_return() {
 // delete x | delete a | delete a[k, *]
 ast::Stmt* Parser::parse_delete() {
   auto* s = make<ast::DeleteStmt>(advance().loc);
-  const Token& name = expect_identifier();
+  const Token& name = expect_identifier(AtEof::value);
   if (at_op("[")) {
     s->target = make_index(name, parse_index_list(true));
   } else {
@@ -204,6 +205,7 @@ ast::Stmt* Parser::parse_delete() {
 // try { } catch [(var)] { }
 ast::Stmt* Parser::parse_try() {
   auto* s = make<ast::TryStmt>(advance().loc);
+  if (peek().kind == TokenKind::end_of_input) fail_here("", AtEof::blame_previous);
   s->try_block = parse_try_part();
   expect_keyword("catch");
   if (accept_op("(")) {

@@ -55,7 +55,7 @@ void Parser::parse_components(std::vector<ast::TargetComponent>& out, int& prett
         if (!split_pretty(f.text, 0, c.field, pretty)) fail_here("expected identifier or keyword");
         advance();
       } else {
-        fail_here("expected identifier or keyword");
+        fail_here("expected identifier or keyword", AtEof::blame_previous);
       }
       out.push_back(c);
       if (pretty) return;
@@ -86,7 +86,7 @@ ast::Expr* Parser::parse_address_of() {
   const Token& t = peek();
   bool target = t.kind == TokenKind::identifier &&
                 (t.text[0] == '$' || t.text == "@cast" || t.text == "@var");
-  if (!target) fail_here("expected a target variable, @cast or @var after '&'");
+  if (!target) fail_here("expected a target variable, @cast or @var after '&'", AtEof::value);
   ast::Expr* e = parse_primary();
   if (auto* sym = dynamic_cast<ast::TargetSymbol*>(e)) sym->address_of = true;
   else if (auto* cast = dynamic_cast<ast::CastExpr*>(e)) cast->address_of = true;
@@ -128,7 +128,7 @@ ast::Expr* Parser::parse_at_operator() {
 // @cast(expr, "type"[, "module"]) components
 ast::Expr* Parser::parse_cast() {
   auto* cast = make<ast::CastExpr>(advance().loc);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   cast->operand = parse_expr();
   expect_op(",");
   cast->type_name = parse_string(kExpectedString)->value;
@@ -141,7 +141,7 @@ ast::Expr* Parser::parse_cast() {
 // @var("name[@file]"[, "module"]) components
 ast::Expr* Parser::parse_at_var() {
   auto* var = make<ast::AtVar>(advance().loc);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   var->name = parse_string(kExpectedString)->value;
   if (accept_op(",")) var->module = parse_string(kExpectedString)->value;
   expect_op(")");
@@ -162,7 +162,7 @@ ast::NumberLit* Parser::parse_number_literal() {
 ast::Expr* Parser::parse_stat(ast::StatOp op) {
   auto* stat = make<ast::StatExpr>(advance().loc);
   stat->op = op;
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   stat->operand = parse_expr();
   if (op == ast::StatOp::variance && accept_op(",")) stat->shift = parse_number_literal();
   expect_op(")");
@@ -173,7 +173,7 @@ ast::Expr* Parser::parse_stat(ast::StatOp op) {
 ast::Expr* Parser::parse_hist(bool linear) {
   auto* hist = make<ast::HistExpr>(advance().loc);
   hist->linear = linear;
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   hist->operand = parse_expr();
   if (linear) {
     expect_op(",");
@@ -195,7 +195,7 @@ ast::Expr* Parser::parse_guru_op() {
   auto* op = make<ast::AtOp>(advance().loc);
   op->op = t.text.substr(1);
   if (op->op != "uregister") require_guru(t);
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   if (op->op == "const") op->operands.push_back(parse_string(kExpectedString));
   else op->operands.push_back(parse_number_literal());
   expect_op(")");
@@ -208,7 +208,7 @@ ast::Expr* Parser::parse_at_op(const std::string& name, size_t min_args, size_t 
   auto* op = make<ast::AtOp>(advance().loc);
   op->op = name.substr(1);
   if (max_args == 0) return op;
-  expect_op("(");
+  expect_op("(", AtEof::blame_previous);
   op->operands.push_back(parse_expr());
   while (op->operands.size() < min_args) {
     expect_op(",");

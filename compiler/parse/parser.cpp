@@ -57,8 +57,8 @@ bool Parser::accept_keyword(std::string_view kw) {
   return true;
 }
 
-const Token& Parser::expect_op(std::string_view op) {
-  if (!at_op(op)) fail_here("expected '" + std::string(op) + "'");
+const Token& Parser::expect_op(std::string_view op, AtEof eof) {
+  if (!at_op(op)) fail_here("expected '" + std::string(op) + "'", eof);
   return advance();
 }
 
@@ -67,10 +67,10 @@ const Token& Parser::expect_keyword(std::string_view kw) {
   return advance();
 }
 
-const Token& Parser::expect_identifier() {
+const Token& Parser::expect_identifier(AtEof eof) {
   const Token& t = peek();
   if (t.kind != TokenKind::identifier || t.text[0] == '$' || t.text[0] == '@')
-    fail_here("expected identifier");
+    fail_here("expected identifier", eof);
   return advance();
 }
 
@@ -123,10 +123,22 @@ void Parser::report(const Token& at, std::string message, std::string_view label
   }
 }
 
-void Parser::fail(const Token& at, std::string message) {
-  error_at_ = static_cast<size_t>(&at - tokens_.data());
+void Parser::fail(const Token& at, std::string message, AtEof eof) {
+  const Token* blamed = &at;
+  if (at.kind == TokenKind::end_of_input) {
+    switch (eof) {
+      case AtEof::unexpected: message = "unexpected end-of-file"; break;
+      case AtEof::value: message = "expected value"; break;
+      case AtEof::keep: break;
+      case AtEof::blame_previous:
+        message = "unexpected end-of-file";
+        if (pos_ > 0) blamed = &tokens_[pos_ - 1];
+        break;
+    }
+  }
+  error_at_ = static_cast<size_t>(blamed - tokens_.data());
   error_unread_ = false;
-  report(at, std::move(message));
+  report(*blamed, std::move(message));
   throw ParseAbort{};
 }
 
@@ -258,7 +270,7 @@ ast::VarDecl* Parser::parse_global_decl(bool is_private) {
     var->is_array = true;
     var->max_entries = n->value;
   }
-  if (!var->is_array && accept_op("=")) var->init = parse_literal();
+  if (!var->is_array && accept_op("=")) var->init = parse_literal(AtEof::blame_previous);
   return var;
 }
 
@@ -280,7 +292,7 @@ void Parser::parse_function(ast::File& file, bool is_private) {
     fn->return_type = parse_type_suffix();
     fn->return_type_declared = true;
   }
-  expect_op("(");
+  expect_op("(", fn->return_type_declared ? AtEof::unexpected : AtEof::blame_previous);
   while (!accept_op(")")) {
     const Token& p = expect_identifier();
     for (const ast::FunctionParam& earlier : fn->params)
@@ -293,7 +305,9 @@ void Parser::parse_function(ast::File& file, bool is_private) {
       param.type_declared = true;
     }
     fn->params.push_back(param);
-    if (!at_op(")") && !accept_op(",")) fail_here("expected ',' or ')'");
+    if (!at_op(")") && !accept_op(","))
+      fail_here("expected ',' or ')'",
+                param.type_declared ? AtEof::unexpected : AtEof::blame_previous);
   }
   if (peek().kind == TokenKind::embedded_code) {
     // Keep the declaration so calls to it do not cascade into more errors.
@@ -310,20 +324,23 @@ void Parser::parse_function(ast::File& file, bool is_private) {
 
 // ---------------------------------------------------------------- literals
 
-ast::Expr* Parser::parse_literal() {
+// A '-' is read before the number is looked for, so "-x" is an error at
+// the x, as in stap.
+ast::Expr* Parser::parse_literal(AtEof eof) {
   const Token& t = peek();
   if (t.kind == TokenKind::string) return parse_string();
   if (t.kind == TokenKind::number) return make_number(advance(), false);
-  if (t.is_op("-") && peek(1).kind == TokenKind::number) {
+  if (t.is_op("-")) {
     advance();
+    if (peek().kind != TokenKind::number) fail_here("expected literal string or number");
     return make_number(advance(), true);
   }
-  fail_here("expected literal string or number");
+  fail_here("expected literal string or number", eof);
 }
 
-ast::StringLit* Parser::parse_string(const char* error) {
+ast::StringLit* Parser::parse_string(const char* error, AtEof eof) {
   const Token& first = peek();
-  if (first.kind != TokenKind::string) fail_here(error);
+  if (first.kind != TokenKind::string) fail_here(error, eof);
   auto* s = make<ast::StringLit>(first.loc);
   // Adjacent literals concatenate: "a" "b" is "ab".
   while (peek().kind == TokenKind::string) s->value += advance().text;

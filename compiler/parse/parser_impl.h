@@ -36,6 +36,12 @@ constexpr int kMaxNesting = 1000;
 // Brace expansion of probe points stops with an error beyond this many.
 constexpr size_t kMaxExpandedPoints = 10000;
 
+// What an error says when the input ends where a token was needed.  stap
+// mostly says "unexpected end-of-file" (saw: <file> EOF); where a value
+// was needed "expected value"; a few checks keep their own words; and
+// after some keywords and operators it blames that token instead.
+enum class AtEof { unexpected, value, keep, blame_previous };
+
 class Parser {
  public:
   // order: see parse_tokens().
@@ -54,17 +60,20 @@ class Parser {
   }
   bool accept_op(std::string_view op);
   bool accept_keyword(std::string_view kw);
-  const Token& expect_op(std::string_view op);  // "expected ')'"
+  // "expected ')'" ...
+  const Token& expect_op(std::string_view op, AtEof eof = AtEof::unexpected);
   const Token& expect_keyword(std::string_view kw);
-  const Token& expect_identifier();
+  const Token& expect_identifier(AtEof eof = AtEof::unexpected);
   bool at_top_level_keyword() const;
   // Whether b follows a with no space between (for "vfs_*" in probe points).
   static bool adjacent(const Token& a, const Token& b);
 
   // ---- errors and recovery (parser.cpp)
   void report(const Token& at, std::string message, std::string_view label = "saw");
-  [[noreturn]] void fail(const Token& at, std::string message);
-  [[noreturn]] void fail_here(std::string message) { fail(peek(), std::move(message)); }
+  [[noreturn]] void fail(const Token& at, std::string message, AtEof eof = AtEof::unexpected);
+  [[noreturn]] void fail_here(std::string message, AtEof eof = AtEof::unexpected) {
+    fail(peek(), std::move(message), eof);
+  }
   // stap reads (consumes) the token it blames, and its recovery starts
   // after it; a few errors are found on a token it has only looked at,
   // and recovery starts at that token (a 'probe' that ends a block left
@@ -94,11 +103,12 @@ class Parser {
   void check_duplicate_global(ast::File& file, ast::VarDecl& var, const Token& name);
   void parse_function(ast::File& file, bool is_private);
   ast::Type parse_type_suffix();  // after ':'
-  ast::Expr* parse_literal();     // string, number or -number
+  ast::Expr* parse_literal(AtEof eof = AtEof::unexpected);  // string, number or -number
   ast::NumberLit* make_number(const Token& t, bool negated);
   // Adjacent strings concatenate.  stap words the error "expected string"
   // in @cast, @var and @const, "expected literal string" elsewhere.
-  ast::StringLit* parse_string(const char* error = "expected literal string");
+  ast::StringLit* parse_string(const char* error = "expected literal string",
+                               AtEof eof = AtEof::unexpected);
 
   // ---- probes (parse_probe.cpp)
   void parse_probe(ast::File& file);

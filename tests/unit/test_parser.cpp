@@ -893,3 +893,58 @@ TEST_CASE("parser: whether the parser saw any input", "[parser]") {
   CHECK(saw("probe begin { %( x == 1 %? %) }"));
   CHECK(saw("global x"));
 }
+
+// The input ending where a token is needed, as stap 4.8 words it.
+TEST_CASE("parser: errors at the end of the input", "[parser]") {
+  struct Case {
+    const char* text;
+    const char* first_two_lines;
+  };
+  const Case cases[] = {
+      // Mostly "unexpected end-of-file" ...
+      {"global", "unexpected end-of-file\n        saw: <input> EOF"},
+      {"probe begin,", "unexpected end-of-file\n        saw: <input> EOF"},
+      {"probe begin { f(1", "unexpected end-of-file\n        saw: <input> EOF"},
+      {"probe begin { x = @cast(p", "unexpected end-of-file\n        saw: <input> EOF"},
+      {"function f:", "unexpected end-of-file\n        saw: <input> EOF"},
+      // ... "expected value" where an expression starts ...
+      {"probe begin { x =", "expected value\n        saw: <input> EOF"},
+      {"probe begin { delete", "expected value\n        saw: <input> EOF"},
+      {"probe begin { ++", "expected value\n        saw: <input> EOF"},
+      // ... the checks that only look keep their words ...
+      {"probe begin { if (1)", "expected statement\n        saw: <input> EOF"},
+      {"probe a", "expected one of ', { } = +='\n        saw: <input> EOF"},
+      {"probe a if", "expected '('\n        saw: <input> EOF"},
+      {"probe a.{b", "expected one of ', { } = +='\n        saw: <input> EOF"},
+      // ... and after some keywords and operators the token before is blamed.
+      {"probe", "unexpected end-of-file\n        saw: keyword at <input>:1:1"},
+      {"function f", "unexpected end-of-file\n        saw: identifier 'f' at <input>:1:10"},
+      {"function f(a", "unexpected end-of-file\n        saw: identifier 'a' at <input>:1:12"},
+      {"probe begin { while", "unexpected end-of-file\n        saw: keyword at <input>:1:15"},
+      {"probe begin { try", "unexpected end-of-file\n        saw: keyword at <input>:1:15"},
+      {"probe begin { x = $a->",
+       "unexpected end-of-file\n        saw: operator '->' at <input>:1:21"},
+      {"probe begin { x = @count",
+       "unexpected end-of-file\n        saw: operator '@count' at <input>:1:19"},
+      {"probe begin { x = 1 in", "unexpected end-of-file\n        saw: keyword at <input>:1:21"},
+      {"probe begin { x = a =~",
+       "unexpected end-of-file\n        saw: operator '=~' at <input>:1:21"},
+      {"probe begin { print",
+       "unexpected end-of-file\n        saw: identifier 'print' at <input>:1:15"},
+      {"global x =", "unexpected end-of-file\n        saw: operator '=' at <input>:1:10"},
+      {"probe a.b(1", "unexpected end-of-file\n        saw: number '1' at <input>:1:11"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    Parsed p(c.text);
+    std::string out = p.errors();
+    CHECK(out.rfind(std::string("parse error: ") + c.first_two_lines + "\n", 0) == 0);
+  }
+}
+
+TEST_CASE("parser: a '-' in a literal is read before the number", "[parser]") {
+  CHECK(one_error("probe begin(-! 10) {}").find("saw: operator '!' at <input>:1:14") !=
+        std::string::npos);
+  CHECK(one_error("global x = -\"a\"").find("saw: string 'a' at <input>:1:13") !=
+        std::string::npos);
+}
