@@ -189,10 +189,16 @@ ast::Expr* Parser::parse_crement_operand() {
 ast::Expr* Parser::parse_postfix() {
   ast::Expr* operand = parse_primary();
   // stap's "autocast" (x->f on a value whose type it tracked) is not
-  // supported; say what to write instead.
-  if (at_op("->"))
-    fail_here("'->' needs a target variable, @cast or @var on its left; "
-              "write @cast(value, \"type\")->field");
+  // supported; say what to write instead, once the components have
+  // parsed (their syntax errors are stap's).
+  if (at_op("->")) {
+    const Token& arrow = peek();
+    std::vector<ast::TargetComponent> components;
+    int pretty = 0;
+    parse_components(components, pretty);
+    fail(arrow, "'->' needs a target variable, @cast or @var on its left; "
+                "write @cast(value, \"type\")->field");
+  }
   if (!at_op("++") && !at_op("--")) return operand;
   const Token& op = advance();
   auto* e = make<ast::UnaryExpr>(op.loc);
