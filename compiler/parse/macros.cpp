@@ -141,7 +141,7 @@ std::optional<Token> Preprocessor::scan_macros(bool skipping) {
 void Preprocessor::define_macro(const Token& at_define) {
   if (!stack_.empty()) fail(at_define, "'@define' forbidden inside macro body");
   std::optional<Token> name = next_in_source();
-  if (!name || !is_ident(*name)) fail(or_eof(name), "expected identifier");
+  if (!name || !is_ident(*name) || name->text[0] == '@') fail(or_eof(name), "expected identifier");
   if (const MacroDef* first = macros_.find_local(name->text)) {
     report(*name, "attempt to redefine macro '@" + name->text + "' in the same file");
     Token first_name{TokenKind::identifier, first->name, first->loc};

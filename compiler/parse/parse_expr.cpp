@@ -292,6 +292,17 @@ ast::Expr* Parser::parse_print(const Token& name) {
     if (format) check_format(static_cast<ast::StringLit*>(call->args[0])->value);
   } else if (min_values == 0 && accept_op(")")) {
     return call;
+  } else if (peek().is(TokenKind::identifier, "@hist_log") ||
+             peek().is(TokenKind::identifier, "@hist_linear")) {
+    // print(@hist_log(s)) alone, or a bucket as a complete first value.
+    base_hist_allowed_ = true;
+    ast::Expr* hist = parse_at_operator();
+    call->args.push_back(hist);
+    ++values;
+    if (dynamic_cast<ast::HistExpr*>(hist)) {
+      expect_op(")");
+      return call;
+    }
   } else {
     call->args.push_back(parse_expr());
     ++values;

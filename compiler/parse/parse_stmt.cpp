@@ -130,7 +130,7 @@ void Parser::parse_foreach_vars(ast::ForeachStmt& s) {
       s.keys.push_back(loop_var());
       if (sort_mark(0)) set_sort(s, static_cast<int>(s.keys.size()), advance());
     } while (accept_op(","));
-    if (!accept_op("]")) fail_here("expected ',' or ']'", AtEof::keep);
+    if (!accept_op("]")) fail_unread("expected ',' or ']'");
   } else {
     s.keys.push_back(loop_var());
     if (sort_mark(0)) set_sort(s, 1, advance());
@@ -153,6 +153,7 @@ void Parser::parse_foreach_source(ast::ForeachStmt& s) {
     fail_here("expected identifier or statistical operation");
   }
   const Token& agg = peek();
+  if (agg.is_op("@")) fail_here("expected statistical operation");
   if (agg.kind == TokenKind::identifier && agg.text[0] == '@') {
     static const std::pair<std::string_view, ast::StatOp> kAggs[] = {
         {"@count", ast::StatOp::count}, {"@sum", ast::StatOp::sum},

@@ -71,7 +71,7 @@ void Parser::parse_components(std::vector<ast::TargetComponent>& out, int& prett
       }
       expect_op("]");
       out.push_back(c);
-    } else if (is_pretty_mark(peek()) && adjacent(tokens_[pos_ - 1], peek())) {
+    } else if (is_pretty_mark(peek())) {  // "$var $" too, as in stap
       pretty = static_cast<int>(advance().text.size());
       return;
     } else {
@@ -96,6 +96,8 @@ ast::Expr* Parser::parse_address_of() {
 
 ast::Expr* Parser::parse_at_operator() {
   const Token& t = peek();
+  bool base_hist_allowed = base_hist_allowed_;  // for this operator, not its operands
+  base_hist_allowed_ = false;
   const std::string& name = t.text;
   if (name == "@cast") return parse_cast();
   if (name == "@var") return parse_at_var();
@@ -107,7 +109,15 @@ ast::Expr* Parser::parse_at_operator() {
     if (name == stat) return parse_stat(op);
   if (name == "@hist_log" || name == "@hist_linear") {
     ast::Expr* hist = parse_hist(name == "@hist_linear");
-    if (!at_op("[")) return hist;
+    if (!at_op("[")) {
+      // A whole histogram is only something to print (see parse_print)
+      // or to iterate (foreach); stap refuses it anywhere else.
+      if (!base_hist_allowed) {
+        report(t, "base histogram operator where expression expected", "at");
+        throw ParseAbort{};
+      }
+      return hist;
+    }
     // @hist_log(x)[3]: one bucket.
     auto* bucket = make<ast::ArrayIndex>(peek().loc);
     bucket->base = hist;

@@ -296,7 +296,7 @@ void Parser::parse_function(ast::File& file, bool is_private) {
   while (!accept_op(")")) {
     const Token& p = expect_identifier();
     for (const ast::FunctionParam& earlier : fn->params)
-      if (earlier.name == p.text) report(p, "duplicate parameter names");
+      if (earlier.name == p.text) fail(p, "duplicate parameter names");
     ast::FunctionParam param;
     param.name = p.text;
     param.loc = p.loc;

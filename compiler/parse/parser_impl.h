@@ -188,6 +188,7 @@ class Parser {
   int depth_ = 0;
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
+  bool base_hist_allowed_ = false;  // print(@hist_log(s)): see parse_print
   StreamOrder* order_ = nullptr;
   size_t error_at_ = SIZE_MAX;  // index of the token the last error blamed
   bool error_unread_ = false;   // ... and stap had not consumed it

@@ -92,6 +92,12 @@ void Preprocessor::report(const Token& at, const std::string& message) {
   d.saw_line = true;
   d.saw_label = "at";
   d.loc = at.loc;
+  if (at.kind == TokenKind::end_of_input) {
+    // As the parser words it: "saw: <file> EOF", no position.
+    d.saw_label = "saw";
+    d.token = sources_.name(at.loc.file) + " EOF";
+    d.loc = SourceLoc{};
+  }
   diags_.report(std::move(d));
 }
 

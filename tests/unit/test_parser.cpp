@@ -948,3 +948,39 @@ TEST_CASE("parser: a '-' in a literal is read before the number", "[parser]") {
   CHECK(one_error("global x = -\"a\"").find("saw: string 'a' at <input>:1:13") !=
         std::string::npos);
 }
+
+TEST_CASE("parser: a whole histogram only in print and foreach", "[parser]") {
+  CHECK(Parsed("probe begin { print(@hist_log(s)); println(@hist_linear(s, 0, 9, 3)) }")
+            .diags.error_count() == 0);
+  CHECK(Parsed("probe begin { foreach (b in @hist_log(s)) {} x = @hist_log(s)[1] }")
+            .diags.error_count() == 0);
+  CHECK(one_error("probe begin { x = @hist_log(s) }") ==
+        "parse error: base histogram operator where expression expected\n"
+        "         at: operator '@hist_log' at <input>:1:19\n"
+        "     source: probe begin { x = @hist_log(s) }\n"
+        "                               ^\n\n");
+  CHECK(one_error("probe begin { print(-@hist_log(s)) }").find("base histogram operator") !=
+        std::string::npos);
+  CHECK(one_error("probe begin { print(@hist_log(a[f(@hist_log(b))])) }")
+            .find("operator '@hist_log' at <input>:1:35") != std::string::npos);
+  // Printed alone; a bucket is a complete first value.
+  CHECK(one_error("probe begin { print(@hist_log(s), 1) }").find("expected ')'\n") !=
+        std::string::npos);
+  CHECK(one_error("probe begin { print(@hist_log(s)[1] + 1) }")
+            .find("expected one of ', )'\n        saw: operator '+'") != std::string::npos);
+}
+
+TEST_CASE("parser: small forms checked against stap", "[parser]") {
+  // A pretty-print mark after a target variable, spaces or not.
+  CHECK(test::p1_expr("$a $") == "$a->$");
+  CHECK(test::p1_expr("$a\n$$") == "$a->$$");
+  CHECK(one_error("probe begin { foreach (k in s @-) {} }")
+            .find("expected statistical operation\n        saw: operator '@'") !=
+        std::string::npos);
+  // The first duplicate parameter ends the function.
+  CHECK(one_error("function f(a, a) a { }").find("duplicate parameter names") !=
+        std::string::npos);
+  // A foreach key list looks at, and does not take, what ends it badly.
+  Parsed p("probe begin { foreach ([k1+global k2-] in a) println(k1) }");
+  CHECK(p.diags.error_count() == 2);
+}

@@ -429,6 +429,15 @@ TEST_CASE("pp: a definition whose header fails still defines the macro", "[prepr
   }
 }
 
+TEST_CASE("pp: stap's words for a bad macro name and the end of the input", "[preprocessor]") {
+  CHECK(errors("@define @cast(p) %( 1 %)").find("expected identifier\n"
+                                               "         at: operator '@cast' at <input>:1:9") !=
+        std::string::npos);
+  CHECK(errors("@define add(a, b") ==
+        "parse error: expected ',' or ')'\n"
+        "        saw: <input> EOF\n\n");
+}
+
 TEST_CASE("pp: a recursive macro is stopped once", "[preprocessor]") {
   // Each level uses the macro twice: resuming the outer levels after the
   // error would take 2^200 steps.
