@@ -101,4 +101,34 @@ inline std::string parse_errors(const std::string& text) {
   return out;
 }
 
+// The first statement of "probe begin { STMT }".
+template <typename T>
+T* first_stmt(Parsed& p) {
+  INFO(p.errors());
+  REQUIRE(p.diags.error_count() == 0);
+  REQUIRE(p.file->probes.size() == 1);
+  REQUIRE(!p.file->probes[0]->body->statements.empty());
+  auto* s = dynamic_cast<T*>(p.file->probes[0]->body->statements[0]);
+  REQUIRE(s != nullptr);
+  return s;
+}
+
+// The expression of "probe begin { EXPR }".
+template <typename T>
+T* expr_of(Parsed& p) {
+  auto* s = first_stmt<ast::ExprStmt>(p);
+  auto* e = dynamic_cast<T*>(s->expr);
+  REQUIRE(e != nullptr);
+  return e;
+}
+
+// The rendered diagnostics of a script that must give exactly one error.
+inline std::string one_error(const std::string& text) {
+  Parsed p(text);
+  std::string out = p.errors();
+  INFO(text << "\n" << out);
+  REQUIRE(p.diags.error_count() == 1);
+  return out;
+}
+
 }  // namespace stap::test
