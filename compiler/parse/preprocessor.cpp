@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "parse/preprocessor_impl.h"
 
@@ -288,9 +289,26 @@ bool is_eq_op(const Token& op) { return op.is_op("==") || op.is_op("!="); }
 }  // namespace
 
 bool Preprocessor::eval_test(const Token& l, const Token& op, const Token& r) {
-  for (const Token* t : {&l, &op, &r})
-    if (!bad_arg_message(*t).empty() || (t->kind == TokenKind::junk && t->text.empty()))
-      fail(*t, "");
+  static const char kExpectedTest[] =
+      "expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n"
+      "             'runtime', 'systemtap_privilege', 'CONFIG_...', or\n"
+      "             comparison between strings or integers";
+  // A bad $N (or an error's junk) is blamed where stap looks at it: the
+  // left side first, which must be a known name or a literal, then the
+  // operator, then a known name's right side.
+  auto bad = [this](const Token& t) {
+    return !bad_arg_message(t).empty() || (t.kind == TokenKind::junk && t.text.empty());
+  };
+  if (bad(l)) fail(l, "");
+  static const std::set<std::string> kNames = {"kernel_v", "kernel_vr", "systemtap_v",
+                                               "systemtap_privilege", "guru_mode", "arch",
+                                               "runtime"};
+  bool known = l.kind == TokenKind::identifier &&
+               (kNames.count(l.text) || l.text.rfind("CONFIG_", 0) == 0);
+  bool literal = l.kind == TokenKind::number || l.kind == TokenKind::string;
+  if (!known && !literal) fail(l, kExpectedTest);
+  if (bad(op)) fail(op, "");
+  if (known && bad(r)) fail(r, "");
   auto cmp_op = [&](auto lhs, auto rhs) {
     std::optional<bool> v = op.kind == TokenKind::op ? compare(lhs, op.text, rhs) : std::nullopt;
     if (!v) fail(op, "expected comparison operator");
@@ -343,10 +361,7 @@ bool Preprocessor::eval_test(const Token& l, const Token& op, const Token& r) {
     fail(r, "expected string literal as right value");
   if (op.kind == TokenKind::op && l.kind == TokenKind::number && r.kind == TokenKind::string)
     fail(r, "expected number literal as right value");
-  fail(l,
-       "expected 'arch', 'kernel_v', 'kernel_vr', 'systemtap_v',\n"
-       "             'runtime', 'systemtap_privilege', 'CONFIG_...', or\n"
-       "             comparison between strings or integers");
+  fail(l, kExpectedTest);
 }
 
 // CONFIG_X against a string (a glob), a number, or another CONFIG_Y.

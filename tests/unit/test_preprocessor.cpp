@@ -561,3 +561,19 @@ TEST_CASE("pp: bad command-line arguments", "[preprocessor]") {
   CHECK(errors("@define m %( $3 %)\nx = @m").find(
             "\tin expansion of macro: operator '@m' at <input>:2:5\n") != std::string::npos);
 }
+
+TEST_CASE("pp: a bad argument in a condition is blamed where stap looks", "[preprocessor]") {
+  auto first_at = [](const std::string& text) {
+    std::string out = errors(text);
+    size_t at = out.find("at: ");
+    return out.substr(at + 4, out.find('\n', at) - at - 4);
+  };
+  // The left side first; it must be a known name or a literal ...
+  CHECK(first_at("%( ( $1 == 5 %? a %)") == "operator '(' at <input>:1:4");
+  CHECK(first_at("%( x == $1 %? a %)") == "identifier 'x' at <input>:1:4");
+  // ... then the operator ...
+  CHECK(first_at("%( 5 $1 3 %? a %)") == "junk '' at <input>:1:6");
+  // ... then a known name's right side; a literal's is not looked at.
+  CHECK(first_at("%( arch == $1 %? a %)") == "junk '' at <input>:1:12");
+  CHECK(first_at("%( 5 == $1 %? a %)") == "number '5' at <input>:1:4");
+}
