@@ -177,7 +177,7 @@ void Preprocessor::read_macro_header(MacroDef& def) {
   if (saw_params) {
     for (;;) {
       t = next_in_source();
-      if (!t || !is_ident(*t)) fail(or_eof(t), "expected identifier");
+      if (!t || !is_ident(*t) || t->text[0] == '@') fail(or_eof(t), "expected identifier");
       def.params.push_back(t->text);
       t = next_in_source();
       if (t && t->is_op(",")) continue;

@@ -433,6 +433,9 @@ TEST_CASE("pp: stap's words for a bad macro name and the end of the input", "[pr
   CHECK(errors("@define @cast(p) %( 1 %)").find("expected identifier\n"
                                                "         at: operator '@cast' at <input>:1:9") !=
         std::string::npos);
+  CHECK(errors("@define m(@x) %( 1 %)").find("expected identifier\n"
+                                            "         at: operator '@x' at <input>:1:11") !=
+        std::string::npos);
   CHECK(errors("@define add(a, b") ==
         "parse error: expected ',' or ')'\n"
         "        saw: <input> EOF\n\n");
