@@ -188,16 +188,19 @@ ast::Expr* Parser::parse_crement_operand() {
 
 ast::Expr* Parser::parse_postfix() {
   ast::Expr* operand = parse_primary();
-  // stap's "autocast" (x->f on a value whose type it tracked) is not
-  // supported; say what to write instead, once the components have
-  // parsed (their syntax errors are stap's).
-  if (at_op("->")) {
-    const Token& arrow = peek();
+  // stap's "autocast" (x->f or x[i] on a value whose type it tracked) is
+  // not supported; say what to write instead, once the components have
+  // parsed (their syntax errors are stap's).  Arrays, target variables,
+  // @cast and @var have taken their own components already.
+  if (at_op("->") || at_op("[")) {
+    const Token& first = peek();
     std::vector<ast::TargetComponent> components;
     int pretty = 0;
     parse_components(components, pretty);
-    fail(arrow, "'->' needs a target variable, @cast or @var on its left; "
-                "write @cast(value, \"type\")->field");
+    fail(first, first.text == "->" ? "'->' needs a target variable, @cast or @var on its left; "
+                                     "write @cast(value, \"type\")->field"
+                                   : "'[' needs an array, a target variable, @cast or @var on its "
+                                     "left; write @cast(value, \"type\")[index]");
   }
   if (!at_op("++") && !at_op("--")) return operand;
   const Token& op = advance();
