@@ -25,10 +25,10 @@ bool Frontend::parse_script(const std::string& name, std::string text) {
   FileId id = sources_.add(name, std::move(text), FileOrigin::user_script);
   program_.files.push_back(parse_file(sources_, id, config_.env, macros_, arena_, diags_));
   const ast::File& file = *program_.files.back();
-  if (diags_.error_count() == before && file.globals.empty() && file.functions.empty() &&
-      file.probes.empty() && file.aliases.empty()) {
-    // stap refuses a script with nothing in it, and says whether the
-    // preprocessor is what emptied it.
+  if (!file.parser_saw_input) {
+    // stap refuses a script that gives its parser nothing, and says whether
+    // the preprocessor (conditionals, or only its own errors) emptied it;
+    // that message then stands in place of the parse-error count.
     Diagnostics scratch(sources_);
     bool no_tokens = lex(sources_, id, scratch).size() <= 1;
     diags_.plain_error("Input file '" + name + "' is empty" +

@@ -135,7 +135,8 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
   for (const std::string& extra : o.extra_scripts) ok = fe.parse_script("<input>", extra) && ok;
   diags.flush(err);
   if (!ok) {
-    if (size_t n = diags.count_of("parse error"))
+    size_t n = diags.count_of("parse error");
+    if (n > 0 && diags.count_of("") == 0)  // an "is empty" message replaces the count
       err << plural(n, "parse error.", "parse errors.") << "\n";
     err << "Pass 1: parse failed.  [man error::pass1]\n";
     return 1;

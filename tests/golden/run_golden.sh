@@ -124,7 +124,10 @@ check_round_trip() {
   strip_headers "$out_text"
   body=$stripped
   printf '%s' "$body" > "$scratch/body"
-  if ! timeout 10 "$stap" -p1 - < "$scratch/body" > "$scratch/out2" 2> "$scratch/err2"; then
+  # The reparse needs -g when the case had it (@const, @kregister).
+  local guru=() w
+  for w in "${opts[@]}"; do [ "$w" = -g ] && guru=(-g); done
+  if ! timeout 10 "$stap" -p1 "${guru[@]}" - < "$scratch/body" > "$scratch/out2" 2> "$scratch/err2"; then
     fail "$rel" "round trip: reparsing the -p1 output failed"
     slurp err2 "$scratch/err2"
     indent "$err2"
