@@ -9,6 +9,7 @@
 #include "ast/visitor.h"
 #include "elaborate/body_context.h"
 #include "elaborate/builtins.h"
+#include "parse/token.h"
 
 namespace stap {
 
@@ -23,21 +24,6 @@ std::string quoted(const std::string& kind, const std::string& text) {
 }
 
 // Escapes as written in the script, for "string 'a\n'".
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 // Where a type was first inferred, for the second half of a conflict.
 struct Origin {
   SourceLoc loc;
@@ -656,7 +642,7 @@ std::string describe_expr(const Expr& e) {
   if (auto* s = dynamic_cast<const Symbol*>(&e)) return quoted("identifier", s->name);
   if (auto* n = dynamic_cast<const NumberLit*>(&e))
     return quoted("number", n->text.empty() ? std::to_string(n->value) : n->text);
-  if (auto* s = dynamic_cast<const StringLit*>(&e)) return quoted("string", escape(s->value));
+  if (auto* s = dynamic_cast<const StringLit*>(&e)) return quoted("string", escape_string(s->value));
   if (auto* c = dynamic_cast<const CallExpr*>(&e)) return quoted("identifier", c->name);
   if (auto* a = dynamic_cast<const ArrayIndex*>(&e)) return a->base ? describe_expr(*a->base) : "";
   if (auto* t = dynamic_cast<const TargetSymbol*>(&e))

@@ -9,33 +9,12 @@
 #include <ostream>
 
 #include "ast/visitor.h"
+#include "parse/token.h"
 
 namespace stap {
 
 std::string quote_string(std::string_view value) {
-  std::string out = "\"";
-  for (unsigned char c : value) {
-    switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\v': out += "\\v"; break;
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\%03o", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  return "\"" + escape_string(value) + "\"";
 }
 
 std::string number_text(const ast::NumberLit& n) {

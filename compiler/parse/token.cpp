@@ -5,10 +5,6 @@
 
 namespace stap {
 
-namespace {
-
-// A string's value shown as it would be written in a script, the way
-// stap shows it (stap keeps the escapes of a string token as written).
 std::string escape_string(std::string_view value) {
   std::string out;
   for (unsigned char c : value) {
@@ -34,6 +30,8 @@ std::string escape_string(std::string_view value) {
   }
   return out;
 }
+
+namespace {
 
 // Junk bytes are shown as "\xc3", as stap does.
 std::string escape_junk(std::string_view text) {

@@ -44,4 +44,8 @@ std::string describe(const Token& t);
 
 bool is_keyword(std::string_view word);
 
+// A string value with its special characters escaped as a script would
+// write them (\n, \", \\, \ooo for other control bytes); no quotes.
+std::string escape_string(std::string_view value);
+
 }  // namespace stap
