@@ -56,4 +56,44 @@ struct TraversingVisitor : Visitor {
   void walk_components(std::vector<TargetComponent>& cs);
 };
 
+// Visits every child through a reference to the pointer that holds it, so
+// a pass can replace a node in place (fold a condition, drop an
+// assignment): override slot(Expr*&) / slot(Stmt*&) and call the base to
+// keep descending.
+struct RewritingVisitor : TraversingVisitor {
+  virtual void slot(Expr*& e) { if (e) e->accept(*this); }
+  virtual void slot(Stmt*& s) { if (s) s->accept(*this); }
+
+  using TraversingVisitor::visit;
+  void visit(TargetSymbol& n) override { slot_components(n.components); }
+  void visit(CastExpr& n) override { slot(n.operand); slot_components(n.components); }
+  void visit(AtVar& n) override { slot_components(n.components); }
+  void visit(AtOp& n) override { for (Expr*& e : n.operands) slot(e); }
+  void visit(StatExpr& n) override { slot(n.operand); slot(n.shift); }
+  void visit(HistExpr& n) override { slot(n.operand); slot(n.low); slot(n.high); slot(n.step); }
+  void visit(UnaryExpr& n) override { slot(n.operand); }
+  void visit(BinaryExpr& n) override { slot(n.left); slot(n.right); }
+  void visit(TernaryExpr& n) override { slot(n.cond); slot(n.then_expr); slot(n.else_expr); }
+  void visit(AssignExpr& n) override { slot(n.target); slot(n.value); }
+  void visit(ArrayIndex& n) override { for (Expr*& e : n.indexes) slot(e); }
+  void visit(InExpr& n) override { if (n.index) visit(*n.index); }
+  void visit(CallExpr& n) override { for (Expr*& e : n.args) slot(e); }
+  void visit(Block& n) override { for (Stmt*& s : n.statements) slot(s); }
+  void visit(ExprStmt& n) override { slot(n.expr); }
+  void visit(IfStmt& n) override { slot(n.cond); slot(n.then_stmt); slot(n.else_stmt); }
+  void visit(ForStmt& n) override { slot(n.init); slot(n.cond); slot(n.incr); slot(n.body); }
+  void visit(ForeachStmt& n) override {
+    for (Expr*& e : n.slice) slot(e);
+    slot(n.limit);
+    slot(n.body);
+  }
+  void visit(ReturnStmt& n) override { slot(n.value); }
+  void visit(DeleteStmt& n) override { slot(n.target); }
+
+ private:
+  void slot_components(std::vector<TargetComponent>& cs) {
+    for (TargetComponent& c : cs) slot(c.index_expr);
+  }
+};
+
 }  // namespace stap::ast

@@ -182,44 +182,14 @@ void Elider::run() {
 // Replaces "x = e" by e wherever x is a local or parameter that nothing
 // reads.  Each expression slot is visited through a reference so it can
 // be rewritten in place.
-class AssignmentEliser : public TraversingVisitor {
+class AssignmentEliser : public RewritingVisitor {
  public:
   AssignmentEliser(Diagnostics& diags, bool warn, const std::unordered_set<FileId>& quiet_files,
                    int& changes)
       : diags_(diags), warn_(warn), quiet_files_(quiet_files), changes_(changes) {}
 
-  using TraversingVisitor::visit;
-  void visit(TargetSymbol& n) override { components(n.components); }
-  void visit(CastExpr& n) override { slot(n.operand); components(n.components); }
-  void visit(AtVar& n) override { components(n.components); }
-  void visit(AtOp& n) override { for (Expr*& e : n.operands) slot(e); }
-  void visit(StatExpr& n) override { slot(n.operand); slot(n.shift); }
-  void visit(HistExpr& n) override { slot(n.operand); slot(n.low); slot(n.high); slot(n.step); }
-  void visit(UnaryExpr& n) override { slot(n.operand); }
-  void visit(BinaryExpr& n) override { slot(n.left); slot(n.right); }
-  void visit(TernaryExpr& n) override { slot(n.cond); slot(n.then_expr); slot(n.else_expr); }
-  void visit(AssignExpr& n) override {
-    if (auto* idx = dynamic_cast<ArrayIndex*>(n.target)) visit(*idx);
-    slot(n.value);
-  }
-  void visit(ArrayIndex& n) override { for (Expr*& e : n.indexes) slot(e); }
-  void visit(InExpr& n) override { if (n.index) visit(*n.index); }
-  void visit(CallExpr& n) override { for (Expr*& e : n.args) slot(e); }
-  void visit(ExprStmt& n) override { slot(n.expr); }
-  void visit(IfStmt& n) override { slot(n.cond); walk(n.then_stmt); walk(n.else_stmt); }
-  void visit(ForStmt& n) override { slot(n.init); slot(n.cond); slot(n.incr); walk(n.body); }
-  void visit(ForeachStmt& n) override {
-    for (Expr*& e : n.slice) slot(e);
-    slot(n.limit);
-    walk(n.body);
-  }
-  void visit(ReturnStmt& n) override { slot(n.value); }
-
- private:
-  void components(std::vector<TargetComponent>& cs) {
-    for (TargetComponent& c : cs) slot(c.index_expr);
-  }
-  void slot(Expr*& e) {
+  using RewritingVisitor::slot;
+  void slot(Expr*& e) override {
     while (auto* a = dynamic_cast<AssignExpr*>(e)) {
       auto* target = dynamic_cast<Symbol*>(a->target);
       if (a->op != "=" || !target || !is_local(target->decl) || target->decl->read) break;
@@ -228,9 +198,10 @@ class AssignmentEliser : public TraversingVisitor {
       e = a->value;
       ++changes_;
     }
-    walk(e);
+    RewritingVisitor::slot(e);
   }
 
+ private:
   Diagnostics& diags_;
   bool warn_;
   const std::unordered_set<FileId>& quiet_files_;

@@ -23,22 +23,22 @@ bool mentions_target(Expr* e) {
 
 // Rewrites expression and statement slots bottom-up: children first, then
 // the node itself when an answer decides it.
-class Folder : public TraversingVisitor {
+class Folder : public RewritingVisitor {
  public:
   explicit Folder(Arena& arena) : arena_(arena) {}
 
-  void slot(Expr*& e) {
+  void slot(Expr*& e) override {
     if (!e) return;
-    e->accept(*this);
+    RewritingVisitor::slot(e);
     if (auto* op = dynamic_cast<AtOp*>(e)) e = fold_at(*op);
     else if (auto* u = dynamic_cast<UnaryExpr*>(e)) e = fold_not(*u);
     else if (auto* b = dynamic_cast<BinaryExpr*>(e)) e = fold_logic(*b);
     else if (auto* t = dynamic_cast<TernaryExpr*>(e); t && is_answer(t->cond))
       e = value(t->cond) ? t->then_expr : t->else_expr;
   }
-  void slot(Stmt*& s) {
+  void slot(Stmt*& s) override {
     if (!s) return;
-    s->accept(*this);
+    RewritingVisitor::slot(s);
     auto* i = dynamic_cast<IfStmt*>(s);
     if (!i || !is_answer(i->cond)) return;
     Stmt* taken = value(i->cond) ? i->then_stmt : i->else_stmt;
@@ -49,41 +49,7 @@ class Folder : public TraversingVisitor {
     s = taken;
   }
 
-  using TraversingVisitor::visit;
-  void visit(TargetSymbol& n) override { components(n.components); }
-  void visit(CastExpr& n) override { slot(n.operand); components(n.components); }
-  void visit(AtVar& n) override { components(n.components); }
-  void visit(AtOp& n) override { for (Expr*& e : n.operands) slot(e); }
-  void visit(StatExpr& n) override { slot(n.operand); slot(n.shift); }
-  void visit(HistExpr& n) override { slot(n.operand); slot(n.low); slot(n.high); slot(n.step); }
-  void visit(UnaryExpr& n) override { slot(n.operand); }
-  void visit(BinaryExpr& n) override { slot(n.left); slot(n.right); }
-  void visit(TernaryExpr& n) override { slot(n.cond); slot(n.then_expr); slot(n.else_expr); }
-  void visit(AssignExpr& n) override { slot(n.target); slot(n.value); }
-  void visit(ArrayIndex& n) override { for (Expr*& e : n.indexes) slot(e); }
-  void visit(InExpr& n) override { if (n.index) visit(*n.index); }
-  void visit(CallExpr& n) override { for (Expr*& e : n.args) slot(e); }
-  void visit(Block& n) override { for (Stmt*& s : n.statements) slot(s); }
-  void visit(ExprStmt& n) override { slot(n.expr); }
-  void visit(IfStmt& n) override { slot(n.cond); slot(n.then_stmt); slot(n.else_stmt); }
-  void visit(ForStmt& n) override {
-    slot(n.init);
-    slot(n.cond);
-    slot(n.incr);
-    slot(n.body);
-  }
-  void visit(ForeachStmt& n) override {
-    for (Expr*& e : n.slice) slot(e);
-    slot(n.limit);
-    slot(n.body);
-  }
-  void visit(ReturnStmt& n) override { slot(n.value); }
-  void visit(DeleteStmt& n) override { slot(n.target); }
-
  private:
-  void components(std::vector<TargetComponent>& cs) {
-    for (TargetComponent& c : cs) slot(c.index_expr);
-  }
   bool is_answer(const Expr* e) const { return answers_.contains(e); }
   static int64_t value(const Expr* e) { return static_cast<const NumberLit*>(e)->value; }
   Expr* answer(int64_t v, SourceLoc loc) {
