@@ -121,6 +121,18 @@ void Diagnostics::render(const Diagnostic& d, std::ostream& out) const {
     source_line(out, sources_, width, e.where);
     id = e.where.expansion;
   }
+  // Code from a tapset: how the script came to need that file (code copied
+  // from an alias already has its expansion chain).  Bounded, since
+  // tapsets can need each other.
+  FileId file = d.loc.file;
+  for (int depth = 0; depth < 16 && d.loc.expansion == 0; ++depth) {
+    SourceLoc at = sources_.needed_at(file);
+    if (!at.valid() || at.file == file) break;
+    out << "in tapset " << sources_.name(file) << ", needed at " << format_loc(sources_, at)
+        << '\n';
+    source_line(out, sources_, width, at);
+    file = at.file;
+  }
   for (const ExpansionStep& step : d.chain) {
     out << step.what << " at " << format_loc(sources_, step.loc) << '\n';
     source_line(out, sources_, width, step.loc);

@@ -35,6 +35,9 @@ struct SourceFile {
   std::string text;
   FileOrigin origin = FileOrigin::user_script;
   std::vector<uint32_t> line_starts;  // byte offset of each line
+  // For a library file: the first place in the program that needed one of
+  // its names, so errors inside it can say how the script got there.
+  SourceLoc needed_at;
 };
 
 class SourceManager {
@@ -42,6 +45,10 @@ class SourceManager {
   FileId add(std::string name, std::string text, FileOrigin origin);
   const SourceFile& file(FileId id) const { return *files_.at(id); }
   const std::string& name(FileId id) const;
+  void set_needed_at(FileId id, SourceLoc at) { files_.at(id)->needed_at = at; }
+  SourceLoc needed_at(FileId id) const {
+    return id < files_.size() ? files_[id]->needed_at : SourceLoc{};
+  }
   // The text of one line, without its newline; empty when out of range.
   std::string_view line_text(FileId id, uint32_t line) const;
   size_t size() const { return files_.size(); }

@@ -81,15 +81,15 @@ class Resolver : public TraversingVisitor {
 
   void fold_probe_targets();
   void resolve_function(FunctionDecl& fn);
-  VarDecl* lookup(const std::string& name, FileId file);
-  VarDecl* find_global(const std::string& name, FileId file);
+  VarDecl* lookup(const std::string& name, SourceLoc at);
+  VarDecl* find_global(const std::string& name, SourceLoc at);
   void use_symbol(Symbol& sym, int arity, Use use);
   void use_base(Expr* base, int arity, Use use);
   void check_arity(VarDecl& decl, int arity, const Symbol& sym);
   static void mark_use(VarDecl& decl, Use use);
   void note_global(VarDecl* g);
   void resolve_call(CallExpr& call);
-  std::vector<FunctionDecl*> candidates(const std::string& name, FileId file);
+  std::vector<FunctionDecl*> candidates(const std::string& name, SourceLoc at);
   void report_unresolved(const CallExpr& call);
   void finish();
   void reset_uses();
@@ -168,22 +168,22 @@ void Resolver::resolve_function(FunctionDecl& fn) {
 }
 
 // Params, then locals, then globals; null when the name is new.
-VarDecl* Resolver::lookup(const std::string& name, FileId file) {
+VarDecl* Resolver::lookup(const std::string& name, SourceLoc at) {
   if (scope_.function)
     for (VarDecl* p : scope_.function->param_decls)
       if (p->name == name) return p;
   if (scope_.locals)
     for (VarDecl* l : *scope_.locals)
       if (l->name == name) return l;
-  return find_global(name, file);
+  return find_global(name, at);
 }
 
-VarDecl* Resolver::find_global(const std::string& name, FileId file) {
-  auto priv = index_.private_globals.find({file, name});
+VarDecl* Resolver::find_global(const std::string& name, SourceLoc at) {
+  auto priv = index_.private_globals.find({at.file, name});
   if (priv != index_.private_globals.end()) return priv->second;
   auto pub = index_.globals.find(name);
   if (pub != index_.globals.end()) return pub->second;
-  if (VarDecl* g = library_.need_global(name, program_)) {
+  if (VarDecl* g = library_.need_global(name, program_, at)) {
     index_.update(program_);
     return g;
   }
@@ -206,7 +206,7 @@ void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
     mark_use(*decl, use);
     return;
   }
-  if (!decl) decl = lookup(sym.name, sym.loc.file);
+  if (!decl) decl = lookup(sym.name, sym.loc);
   if (!decl) {
     if (!scope_.locals) return;  // no scope: nothing to bind to
     if (arity > 0) {
@@ -337,7 +337,7 @@ void Resolver::visit(DeleteStmt& n) {
   if (auto* sym = dynamic_cast<Symbol*>(n.target)) {
     // `delete x` fits a scalar and a whole array alike, but only one that
     // exists: it declares nothing.
-    if (!refresh_ && !sym->decl && scope_.locals && !lookup(sym->name, sym->loc.file)) {
+    if (!refresh_ && !sym->decl && scope_.locals && !lookup(sym->name, sym->loc)) {
       diags_.semantic_error(sym->loc, "unresolved array in delete statement", ident(sym->name));
       return;
     }
@@ -363,13 +363,13 @@ void Resolver::visit(CallExpr& n) {
 
 // Script and tapset functions of that name visible from `file`; asks the
 // library once per name.
-std::vector<FunctionDecl*> Resolver::candidates(const std::string& name, FileId file) {
+std::vector<FunctionDecl*> Resolver::candidates(const std::string& name, SourceLoc at) {
   if (asked_library_.insert(name).second) {
-    library_.need_function(name, program_);
+    library_.need_function(name, program_, at);
     index_.update(program_);
   }
   std::vector<FunctionDecl*> out;
-  auto priv = index_.private_functions.find({file, name});
+  auto priv = index_.private_functions.find({at.file, name});
   if (priv != index_.private_functions.end()) out = priv->second;
   auto pub = index_.functions.find(name);
   if (pub != index_.functions.end()) out.insert(out.end(), pub->second.begin(), pub->second.end());
@@ -391,7 +391,7 @@ void Resolver::resolve_call(CallExpr& call) {
   std::vector<FunctionDecl*> fns;
   // The print family is the language's own: a function cannot replace it.
   if (!builtin || builtin->listed) {
-    fns = candidates(call.name, call.loc.file);
+    fns = candidates(call.name, call.loc);
     for (FunctionDecl* fn : fns) {
       if (fn->params.size() == arity) {
         chosen = fn;  // the first one: user files come before tapsets

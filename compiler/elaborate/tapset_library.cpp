@@ -75,6 +75,7 @@ bool pass_on(const Diagnostics& own, const std::string& path, Diagnostics& diags
 void TapsetLibrary::load(const std::vector<std::string>& dirs, const PreprocessorEnv& env,
                          MacroTable& macros, SourceManager& sources, ast::Arena& arena,
                          Diagnostics& diags) {
+  sources_ = &sources;
   std::vector<std::string> macro_files, script_files;
   collect(dirs, macro_files, script_files);
   // Macro files first: their @define macros are library macros, visible in
@@ -122,29 +123,31 @@ void TapsetLibrary::index(size_t file_index) {
     aliases_.push_back(Entry<ast::AliasDecl>{file_index, a});
 }
 
-void TapsetLibrary::use(LibraryFile& f, Program& program) {
+void TapsetLibrary::use(LibraryFile& f, Program& program, SourceLoc at) {
   if (f.used) return;
   f.used = true;
+  if (sources_ && at.valid()) sources_->set_needed_at(f.tree->id, at);
   for (ast::VarDecl* g : f.tree->globals) program.globals.push_back(g);
   for (ast::FunctionDecl* fn : f.tree->functions) program.functions.push_back(fn);
   program.files.push_back(std::move(f.file));
 }
 
 std::vector<ast::FunctionDecl*> TapsetLibrary::need_function(const std::string& name,
-                                                             Program& program) {
+                                                             Program& program, SourceLoc at) {
   std::vector<ast::FunctionDecl*> found;
   auto [begin, end] = functions_.equal_range(name);
   for (auto it = begin; it != end; ++it) {
-    use(files_[it->second.file], program);
+    use(files_[it->second.file], program, at);
     found.push_back(it->second.decl);
   }
   return found;
 }
 
-ast::VarDecl* TapsetLibrary::need_global(const std::string& name, Program& program) {
+ast::VarDecl* TapsetLibrary::need_global(const std::string& name, Program& program,
+                                         SourceLoc at) {
   auto it = globals_.find(name);
   if (it == globals_.end()) return nullptr;
-  use(files_[it->second.file], program);
+  use(files_[it->second.file], program, at);
   return it->second.decl;
 }
 
@@ -173,7 +176,7 @@ std::vector<ast::AliasDecl*> TapsetLibrary::need_aliases(const ast::ProbePoint& 
   if (full.empty() && builtin_shape_matches(point)) return {};
   std::vector<ast::AliasDecl*> found;
   for (const Entry<ast::AliasDecl>* e : full.empty() ? prefix : full) {
-    use(files_[e->file], program);
+    use(files_[e->file], program, point.loc);
     found.push_back(e->decl);
   }
   return found;

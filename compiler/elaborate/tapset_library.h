@@ -33,8 +33,11 @@ class TapsetLibrary {
   // Each returns the declarations found (empty/null when none) and moves
   // the defining file into `program` (files, globals, functions) the first
   // time one of its names is needed.
-  std::vector<ast::FunctionDecl*> need_function(const std::string& name, Program& program);
-  ast::VarDecl* need_global(const std::string& name, Program& program);
+  // `at` is where the program needs the name: errors inside the file then
+  // show it (SourceManager::needed_at).
+  std::vector<ast::FunctionDecl*> need_function(const std::string& name, Program& program,
+                                                SourceLoc at = {});
+  ast::VarDecl* need_global(const std::string& name, Program& program, SourceLoc at = {});
   // Aliases whose name matches the probe point (wildcards in `point`
   // match alias names component by component, as stap does).
   std::vector<ast::AliasDecl*> need_aliases(const ast::ProbePoint& point, Program& program);
@@ -56,9 +59,10 @@ class TapsetLibrary {
     size_t file;
     T* decl;
   };
-  void use(LibraryFile& f, Program& program);
+  void use(LibraryFile& f, Program& program, SourceLoc at);
   void index(size_t file_index);
   std::vector<LibraryFile> files_;
+  SourceManager* sources_ = nullptr;
   std::multimap<std::string, Entry<ast::FunctionDecl>> functions_;
   std::multimap<std::string, Entry<ast::VarDecl>> globals_;
   std::vector<Entry<ast::AliasDecl>> aliases_;

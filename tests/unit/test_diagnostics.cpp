@@ -91,3 +91,20 @@ TEST_CASE("the same message at the same place is reported once") {
   CHECK(d.error_count() == 2);
   CHECK(d.all().size() == 2);
 }
+
+TEST_CASE("errors inside a tapset say where the script needed it") {
+  stap::SourceManager sm;
+  stap::FileId script = sm.add("s.stp", "probe begin { f() }", stap::FileOrigin::user_script);
+  stap::FileId lib = sm.add("lib.stp", "function f() { g() }", stap::FileOrigin::tapset);
+  sm.set_needed_at(lib, {script, 1, 15});
+  stap::Diagnostics d(sm);
+  d.semantic_error({lib, 1, 16}, "unresolved function g", "identifier 'g'");
+  CHECK(render_all(d) ==
+        "semantic error: unresolved function g: identifier 'g' at lib.stp:1:16\n"
+        "        source: function f() { g() }\n"
+        "                               ^\n"
+        "in tapset lib.stp, needed at s.stp:1:15\n"
+        "        source: probe begin { f() }\n"
+        "                              ^\n"
+        "\n");
+}
