@@ -89,17 +89,22 @@ mount -t devtmpfs dev $R/dev || fail "mount devtmpfs"
 mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts && ln -sf pts/ptmx $R/dev/ptmx
 mount -t tmpfs -o mode=1777 shm $R/dev/shm
-# A working directory under the host's /tmp stays visible: its top-level
-# directory there is bound into the guest's fresh /tmp at the same path.
-if [ -n "$GUEST_TMP_SHARE" ]; then
-	mkdir -p /hosttmp && mount -o bind "$R$GUEST_TMP_SHARE" /hosttmp ||
-		fail "cannot share $GUEST_TMP_SHARE"
-fi
+# Directories under the host's /tmp that must stay visible (the cwd's, the
+# project's: a space-separated list of /tmp/X) are bound into the guest's
+# fresh /tmp at the same paths.
+n=0
+for share in $GUEST_TMP_SHARE; do
+	n=$((n + 1))
+	mkdir -p /hosttmp/$n && mount -o bind "$R$share" /hosttmp/$n ||
+		fail "cannot share $share"
+done
 mount -t tmpfs -o mode=1777 tmp $R/tmp || fail "mount /tmp"
-if [ -n "$GUEST_TMP_SHARE" ]; then
-	mkdir -p "$R$GUEST_TMP_SHARE" && mount -o bind /hosttmp "$R$GUEST_TMP_SHARE" ||
-		fail "cannot share $GUEST_TMP_SHARE"
-fi
+n=0
+for share in $GUEST_TMP_SHARE; do
+	n=$((n + 1))
+	mkdir -p "$R$share" && mount -o bind /hosttmp/$n "$R$share" ||
+		fail "cannot share $share"
+done
 mount -t tmpfs -o mode=755 run $R/run || fail "mount /run"
 mkdir -p $R/run/lock
 

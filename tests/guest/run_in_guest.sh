@@ -251,11 +251,16 @@ esac
   printf 'GUEST_9P_CACHE=%q\n' "$p9cache"
   printf 'GUEST_9P_MSIZE=%q\n' 512000
   printf 'GUEST_DEBUG=%q\n' "$verbose"
-  # The guest's /tmp is its own tmpfs; a cwd under /tmp/X keeps /tmp/X.
-  case $cwd in
-    /tmp/?*) tmp_share=${cwd#/tmp/}; printf 'GUEST_TMP_SHARE=%q\n' "/tmp/${tmp_share%%/*}" ;;
-    *) printf 'GUEST_TMP_SHARE=\n' ;;
-  esac
+  # The guest's /tmp is its own tmpfs; a cwd under /tmp/X keeps /tmp/X, and
+  # so does this project's tree when it lives there (a CI clone in /tmp).
+  tmp_shares=""
+  for p in "$cwd" "$(cd "$here/../.." && pwd)"; do
+    case $p in
+      /tmp/?*) t=${p#/tmp/}; t="/tmp/${t%%/*}"
+               case " $tmp_shares " in *" $t "*) ;; *) tmp_shares="$tmp_shares $t" ;; esac ;;
+    esac
+  done
+  printf 'GUEST_TMP_SHARE=%q\n' "${tmp_shares# }"
 } >"$job/cpio/job/env"
 # The per-run files ride in a second cpio appended to the cached one (the
 # kernel unpacks concatenated archives in turn).
