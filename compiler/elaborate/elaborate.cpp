@@ -9,13 +9,12 @@
 
 namespace stap {
 
-// The steps of program.h, in order, with one refinement: stap elides
-// unused code before checking types, so a conflict in code it elides
-// (`probe begin { x = 1; x = "s" }`) goes unreported there and the script
-// fails later with "no probes found".  Here conflicts are looked for first,
-// over everything the probes reach, and reported at both places; only
-// "unresolved type" waits until after elision, so code stap would elide
-// never needs types it cannot have.
+// The steps of program.h, in order.  stap elides unused code before it
+// checks types, so a conflict in code it elides (`probe begin { x = 1;
+// x = "s" }`) goes unreported and the script fails with "no probes found".
+// Here conflicts are looked for first, over everything the probes reach,
+// and reported at both places; only "unresolved type" waits until after
+// elision, so code stap would elide never needs types it cannot have.
 bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions& options,
                ast::Arena& arena, SourceManager& sources, Diagnostics& diags) {
   size_t errors = diags.error_count();
@@ -33,7 +32,7 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
     if (!expand_aliases(program, library, arena, sources, diags)) return false;
   }
 
-  // 5, conflicts only; then 6: unused code.
+  // 5: type conflicts; 6: unused code.
   if (!options.keep_unused) {
     if (!typecheck_program(program, diags, /*report_unresolved=*/false)) return false;
     elide_unused(program, library, arena, diags);
@@ -42,13 +41,13 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
     diags.semantic_error(SourceLoc{}, "no probes found");
     return false;
   }
-  // 6b: rules that are not about types, over what is left.
+  // 7: rules that are not about types, over what is left.
   if (!check_program(program, options.guru, diags)) return false;
 
-  // 5: types.
+  // 8: types, complete.
   if (!typecheck_program(program, diags)) return false;
 
-  // 7: written-but-unread globals printed at exit.  The new probes are
+  // 9: written-but-unread globals printed at exit.  The new probes are
   // checked like the user's code.
   if (options.global_var_display && add_global_display(program, arena) > 0)
     typecheck_program(program, diags);

@@ -14,12 +14,16 @@
 //                        answered where there are no target variables
 //                        (fold_targets.h)
 //   5. typecheck       - inference to a fixed point; conflicts reported at
-//                        every location involved
+//                        every location involved (before elision, unlike
+//                        stap: a conflict in code it would elide is still
+//                        a bug worth naming)
 //   6. elide           - unused functions, globals and locals removed
 //                        (unless -u), with stap's warnings
-//   6b. checks         - rules that are not about types (lvalues, loops,
+//   7. checks          - rules that are not about types (lvalues, loops,
 //                        foreach, @entry, histograms, guru writes)
-//   7. global display  - end probe printing written-but-unread globals
+//   8. typecheck again - over what is left; now untyped code is an
+//                        "unresolved type" error
+//   9. global display  - end probe printing written-but-unread globals
 #pragma once
 
 #include <memory>
