@@ -3,6 +3,8 @@
 #include <getopt.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -259,10 +261,17 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       o_.script_name = "<input>";
       o_.script_text.assign(std::istreambuf_iterator<char>(std::cin), {});
     } else {
+      std::error_code ec;
+      if (!std::filesystem::exists(file, ec)) return fail("Input file '" + file + "' is missing.");
+      if (std::filesystem::is_directory(file, ec))
+        return fail("Input file '" + file + "' is a directory, not a script.");
       std::ifstream in(file);
-      if (!in) return fail("Input file '" + file + "' is missing.");
+      std::string text;
+      if (in) text.assign(std::istreambuf_iterator<char>(in), {});
+      if (!in && !in.eof())
+        return fail("Input file '" + file + "' cannot be read: " + std::strerror(errno) + ".");
       o_.script_name = file;
-      o_.script_text.assign(std::istreambuf_iterator<char>(in), {});
+      o_.script_text = std::move(text);
     }
   }
   o_.args.assign(rest.begin() + static_cast<long>(next), rest.end());

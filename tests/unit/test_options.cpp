@@ -64,6 +64,10 @@ TEST_CASE("script file and missing file") {
   CHECK(r.result.options.script_text == "probe end {}\n");
   CHECK(r.result.options.args == std::vector<std::string>{"7"});
 
+  Run dir = parse({"/tmp"});
+  CHECK(dir.result.outcome == stap::ParseOutcome::exit_error);
+  CHECK(dir.err == "Input file '/tmp' is a directory, not a script.\n");
+
   Run missing = parse({"/tmp/definitely-not-here.stp"});
   CHECK(missing.result.outcome == stap::ParseOutcome::exit_error);
   CHECK(missing.err == "Input file '/tmp/definitely-not-here.stp' is missing.\n");
