@@ -119,8 +119,21 @@ if [ ! -e "$kdir/.ready" ]; then
   echo "$me: preparing $kernel_pkg in $kdir (one-time download, about 70 MB)" >&2
   rm -rf "$kdir" "$kdir.tmp"
   mkdir -p "$kdir.tmp/deb"
-  (cd "$kdir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$kernel_pkg" >&2) ||
-    die "apt-get download $kernel_pkg failed"
+  if ! (cd "$kdir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$kernel_pkg" >&2); then
+    # Stale package lists can name a kernel the archive has replaced:
+    # refresh them once and fetch what linux-image-amd64 depends on now.
+    apt-get update -qq >&2 || true
+    if [ -z "${STAP_GUEST_KERNEL_PKG:-}" ] && fresh=$(depends_pkg) && [ -n "$fresh" ] &&
+      [ "$fresh" != "$kernel_pkg" ]; then
+      rm -rf "$kdir.tmp"
+      kernel_pkg=$fresh
+      kdir=$cache/$kernel_pkg
+      rm -rf "$kdir" "$kdir.tmp"
+      mkdir -p "$kdir.tmp/deb"
+    fi
+    (cd "$kdir.tmp/deb" && apt-get download -q -o APT::Sandbox::User=root "$kernel_pkg" >&2) ||
+      die "apt-get download $kernel_pkg failed"
+  fi
   deb=$(ls "$kdir.tmp/deb"/*.deb)
   dpkg-deb -x "$deb" "$kdir.tmp/root" || die "dpkg-deb -x $deb failed"
   kver=$(ls "$kdir.tmp/root/lib/modules" | head -n1)
