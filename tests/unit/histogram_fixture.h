@@ -12,6 +12,11 @@
 
 namespace histogram_test {
 
+using stap::format_histogram;
+using stap::hist_linear_bucket;
+using stap::hist_linear_bucket_count;
+using stap::hist_log_bucket;
+using stap::hist_log_bucket_value;
 using stap::Histogram;
 
 inline Histogram log_hist() {

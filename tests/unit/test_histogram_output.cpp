@@ -12,12 +12,6 @@
 #include "histogram_fixture.h"
 #include "loader/histogram_output.h"
 
-using stap::format_histogram;
-using stap::hist_linear_bucket;
-using stap::hist_linear_bucket_count;
-using stap::hist_log_bucket;
-using stap::hist_log_bucket_value;
-using stap::Histogram;
 using namespace histogram_test;
 
 // REFERENCE.md's example values (1 four times, 2..3 twice).  Its sketch

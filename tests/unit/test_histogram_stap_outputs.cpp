@@ -15,12 +15,6 @@
 #include "histogram_fixture.h"
 #include "loader/histogram_output.h"
 
-using stap::format_histogram;
-using stap::hist_linear_bucket;
-using stap::hist_linear_bucket_count;
-using stap::hist_log_bucket;
-using stap::hist_log_bucket_value;
-using stap::Histogram;
 using namespace histogram_test;
 
 namespace {
