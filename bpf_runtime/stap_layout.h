@@ -1,0 +1,72 @@
+/* The contract between the BPF side and the runtime: map names, the
+ * header of the globals map, statistic values and ring-buffer records.
+ * Included by bpf_runtime/*.c (BPF), compiler/codegen (which emits the maps)
+ * and loader/ (which reads them).  Plain C, fixed-width types only.
+ */
+#ifndef STAP_LAYOUT_H
+#define STAP_LAYOUT_H
+
+#include <linux/types.h>
+
+/* Maps every object has (ELF symbol names; libbpf finds them by these). */
+#define STAP_GLOBALS_MAP "stap_globals" /* ARRAY, 1 entry, BPF_F_MMAPABLE:
+                                           header + long/string scalars */
+#define STAP_EVENTS_MAP "stap_events"   /* RINGBUF: records below */
+#define STAP_SCRATCH_MAP "stap_scratch" /* PERCPU_ARRAY, 1 entry: string
+                                           temporaries and key buffers */
+/* Arrays and statistics are maps of their own: "stap_g<N>" for global N
+ * (HASH, LRU_HASH for a wrapping array, PERCPU_HASH for statistic arrays,
+ * PERCPU_ARRAY of one entry for a scalar statistic). */
+#define STAP_GLOBAL_MAP_PREFIX "stap_g"
+
+/* Session states, in stap_globals_header.state.  Kernel-context probes run
+ * their bodies only while RUNNING (stap runs begin probes before any other
+ * probe fires, and none after end probes start). */
+#define STAP_STATE_STARTING 0
+#define STAP_STATE_RUNNING 1
+#define STAP_STATE_STOPPING 2
+
+struct stap_globals_header {
+  __u64 state;
+  __u64 lost_records;      /* ring-buffer reservations that failed */
+  __u64 errors;            /* runtime errors raised in kernel context */
+  __u64 skipped;           /* probe bodies not run (e.g. nested on a CPU) */
+  __s64 target_pid;        /* target(): -c child or -x PID, else 0 */
+  __s64 realtime_offset_ns;/* CLOCK_REALTIME - bpf_ktime_get_ns() at start */
+  __u64 exit_requested;    /* exit() called in kernel context */
+  __u64 reserved[9];       /* header is 128 bytes; scalars follow */
+};
+
+/* A statistic's value: per CPU in the kernel, merged by the runtime.
+ * Histogram buckets (HistShape::buckets() of them) follow. */
+struct stap_stat {
+  __s64 count;
+  __s64 sum;
+  __s64 min;
+  __s64 max;
+  __s64 sum_squares;       /* for @variance */
+  __s64 buckets[];
+};
+
+/* Ring-buffer records: a header, then the payload of the kind. */
+enum stap_record_kind {
+  /* id = format index; payload = the values the format consumes, in
+   * order: a long is 8 bytes, a string is maxstringlen bytes, NUL
+   * terminated.  The runtime formats them with loader/printf_output. */
+  STAP_REC_PRINTF = 1,
+  /* exit() was called; no payload. */
+  STAP_REC_EXIT = 2,
+  /* a runtime error: id = location index; payload = the message,
+   * maxstringlen bytes, NUL terminated. */
+  STAP_REC_ERROR = 3,
+  /* print(@hist_*(g[keys])): id = global index; payload = the packed key
+   * (the global's key_size bytes). */
+  STAP_REC_PRINT_HIST = 4,
+};
+
+struct stap_record {
+  __u32 kind;
+  __u32 id;
+};
+
+#endif

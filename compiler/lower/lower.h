@@ -1,0 +1,36 @@
+// Pass 3, first half: the elaborated program (pass 2) becomes an
+// ir::Module.
+//
+// What happens here, and nowhere later:
+//  - each derived probe gets its context: begin/end/error/never and
+//    interval timers run in user space, tracepoints in the kernel;
+//    kernel.trace wildcards expand over tracefs into one probe per event;
+//  - variables become slots (locals, parameters) and global indexes;
+//  - the print family becomes printf/sprintf with a format: print(a, b)
+//    -> "%d%s", println -> ...\n, printd(",", a, b) -> "%d,%s" (a '%' in a
+//    delimiter is doubled);
+//  - target variables of tracepoints become record-field reads from the
+//    event's tracefs format ($field, $$vars, $$name, $$system);
+//  - what kernel context cannot run (sorting foreach, recursion, a
+//    user-only builtin ...) is a located error that says what to do.
+#pragma once
+
+#include <string>
+
+#include "base/diagnostics.h"
+#include "base/source.h"
+#include "elaborate/program.h"
+#include "ir/ir.h"
+
+namespace stap {
+
+struct LowerOptions {
+  ir::Limits limits;
+  std::string script_name;  // the main script's name, "<input>" for -e
+};
+
+// Returns false after reporting located errors; `out` is then incomplete.
+bool lower_program(const Program& program, const LowerOptions& options,
+                   const SourceManager& sources, Diagnostics& diags, ir::Module& out);
+
+}  // namespace stap

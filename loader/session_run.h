@@ -1,0 +1,34 @@
+// Pass 5: run a compiled object.  Shared by `stap` (after passes 1-4 or a
+// cache hit) and the runtime-only `stapbpf` binary.
+//
+//   open the object from memory (libbpf), read its module (.stapbpf.meta),
+//   size maps (MAXMAPENTRIES, buffer size), load, mmap the globals,
+//   run begin probes, attach kernel-context probes, set state RUNNING,
+//   start -c CMD; then drain the ring buffer, fire interval timers, watch
+//   signals, the -c child and -T; on exit(), SIGINT/SIGTERM, child exit or
+//   timeout: state STOPPING, detach, drain what is left, run end probes,
+//   report lost records and errors, destroy every program, map and link.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stap {
+
+struct RunOptions {
+  int verbose = 0;                // -v count
+  std::string output_file;        // -o FILE
+  std::string command;            // -c CMD
+  int64_t target_pid = 0;         // -x PID
+  int64_t timeout_s = 0;          // -T SEC
+  bool suppress_warnings = false; // -w
+  int64_t buffer_mb = 0;          // -s NUM (0: default)
+};
+
+// Returns the process exit code (0 on a normal end, 1 on failure); prints
+// stap's messages on stderr.
+int run_object(std::string_view object_bytes, const RunOptions& options);
+
+}  // namespace stap
