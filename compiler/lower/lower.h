@@ -15,6 +15,7 @@
 //    user-only builtin ...) is a located error that says what to do.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "base/diagnostics.h"
@@ -27,6 +28,9 @@ namespace stap {
 struct LowerOptions {
   ir::Limits limits;
   std::string script_name;  // the main script's name, "<input>" for -e
+  // CONFIG_HZ of the target kernel, for timer.jiffies(N) (the preprocessor
+  // env's kernel_config has it); 0: assume 250, the x86-64 default.
+  int64_t kernel_hz = 0;
 };
 
 // Returns false after reporting located errors; `out` is then incomplete.
