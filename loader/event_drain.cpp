@@ -1,0 +1,181 @@
+#include "event_drain.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "bpf_runtime/stap_layout.h"
+#include "printf_output.h"
+
+namespace stap {
+
+namespace {
+
+// A cursor over a record's payload that refuses to read past its end.
+class Reader {
+ public:
+  Reader(const char* p, size_t n) : p_(p), n_(n) {}
+  bool long_value(int64_t& v) {
+    if (n_ - at_ < 8) return false;
+    std::memcpy(&v, p_ + at_, 8);
+    at_ += 8;
+    return true;
+  }
+  bool bytes(size_t count, std::string& out) {
+    if (n_ - at_ < count) return false;
+    out.assign(p_ + at_, count);
+    at_ += count;
+    return true;
+  }
+  // A fixed-size string slot: the text up to the first NUL.
+  bool string_slot(size_t slot, std::string& out) {
+    if (!bytes(slot, out)) return false;
+    size_t nul = out.find('\0');
+    if (nul != std::string::npos) out.resize(nul);
+    return true;
+  }
+  bool at_end() const { return at_ == n_; }
+
+ private:
+  const char* p_;
+  size_t n_;
+  size_t at_ = 0;
+};
+
+DecodedRecord malformed(std::string why) {
+  return DecodedRecord{DecodedRecord::Kind::malformed, std::move(why)};
+}
+
+// The values one printf record carries, in the order format_printf takes them.
+bool read_printf_args(const std::vector<PrintfPiece>& pieces, size_t maxstringlen,
+                      Reader& in, std::vector<PrintfValue>& args) {
+  for (const PrintfPiece& piece : pieces) {
+    if (piece.kind != PrintfPiece::Kind::conversion) continue;
+    int64_t v = 0;
+    if (piece.width == PrintfPiece::kFromArg) {
+      if (!in.long_value(v)) return false;
+      args.push_back(PrintfValue::of(v));
+    }
+    int64_t precision = piece.precision;
+    if (piece.precision == PrintfPiece::kFromArg) {
+      if (!in.long_value(precision)) return false;
+      args.push_back(PrintfValue::of(precision));
+    }
+    std::string text;
+    if (piece.conversion == 's') {
+      if (!in.string_slot(maxstringlen, text)) return false;
+      args.push_back(PrintfValue::of(std::move(text)));
+    } else if (piece.conversion == 'm' || piece.conversion == 'M') {
+      int64_t length = memory_dump_length(precision);
+      if (!in.long_value(v) || length < 0 || !in.bytes(static_cast<size_t>(length), text))
+        return false;
+      args.push_back(PrintfValue::memory(v, std::move(text)));
+    } else {
+      if (!in.long_value(v)) return false;
+      args.push_back(PrintfValue::of(v));
+    }
+  }
+  return in.at_end();
+}
+
+}  // namespace
+
+RecordDecoder::RecordDecoder(const ir::Module& module, StatReader stats)
+    : module_(module), stats_(std::move(stats)) {
+  for (const std::string& format : module.formats) {
+    std::vector<PrintfPiece> pieces;
+    std::string error;
+    if (!parse_printf_format(format, pieces, error))
+      throw std::runtime_error("bad format \"" + format + "\" in the object: " + error);
+    formats_.push_back(std::move(pieces));
+  }
+}
+
+DecodedRecord RecordDecoder::decode(const void* data, size_t size) const {
+  stap_record header;
+  if (size < sizeof header) return malformed("record shorter than its header");
+  std::memcpy(&header, data, sizeof header);
+  const char* payload = static_cast<const char*>(data) + sizeof header;
+  size_t n = size - sizeof header;
+  switch (header.kind) {
+    case STAP_REC_PRINTF: return decode_printf(header.id, payload, n);
+    case STAP_REC_EXIT: return DecodedRecord{DecodedRecord::Kind::exit, {}};
+    case STAP_REC_ERROR: return decode_error(header.id, payload, n);
+    case STAP_REC_PRINT_HIST: return decode_hist(header.id, payload, n);
+  }
+  return malformed("unknown record kind " + std::to_string(header.kind));
+}
+
+DecodedRecord RecordDecoder::decode_printf(uint32_t id, const char* p, size_t n) const {
+  if (id >= formats_.size()) return malformed("printf record with format " + std::to_string(id));
+  std::vector<PrintfValue> args;
+  Reader in(p, n);
+  if (!read_printf_args(formats_[id], static_cast<size_t>(module_.limits.maxstringlen), in, args))
+    return malformed("printf record of " + std::to_string(n) + " bytes does not match \"" +
+                     module_.formats[id] + "\"");
+  try {
+    return DecodedRecord{DecodedRecord::Kind::print, format_printf(formats_[id], args)};
+  } catch (const std::invalid_argument& e) {
+    return malformed(e.what());
+  }
+}
+
+DecodedRecord RecordDecoder::decode_error(uint32_t id, const char* p, size_t n) const {
+  Reader in(p, n);
+  std::string message;
+  // The message slot may be cut short by the writer; take what is there.
+  in.string_slot(n, message);
+  if (id != 0 && id < module_.locations.size())
+    message += " near " + module_.locations[id].text;
+  return DecodedRecord{DecodedRecord::Kind::error, std::move(message)};
+}
+
+DecodedRecord RecordDecoder::decode_hist(uint32_t id, const char* p, size_t n) const {
+  if (id >= module_.globals.size() || module_.globals[id].type != ir::Type::stats ||
+      module_.globals[id].hist.kind == ir::HistShape::Kind::none)
+    return malformed("histogram record for global " + std::to_string(id));
+  const ir::Global& g = module_.globals[id];
+  std::optional<Key> key = unpack_key(g, module_.limits.maxstringlen, p, n);
+  if (!key) return malformed("histogram record with a key of " + std::to_string(n) + " bytes");
+  std::optional<StatValue> value = stats_ ? stats_(id, *key) : std::nullopt;
+  // An empty statistic prints nothing, as stap prints nothing for it.
+  if (!value) return DecodedRecord{DecodedRecord::Kind::print, {}};
+  try {
+    std::optional<std::string> text = format_histogram(histogram_of(g.hist, *value));
+    return DecodedRecord{DecodedRecord::Kind::print, text.value_or("")};
+  } catch (const std::invalid_argument& e) {
+    return malformed(e.what());
+  }
+}
+
+std::optional<Key> unpack_key(const ir::Global& global, int64_t maxstringlen,
+                              const char* data, size_t size) {
+  Reader in(data, size);
+  Key key;
+  for (ir::Type t : global.keys) {
+    if (t == ir::Type::string) {
+      std::string s;
+      if (!in.string_slot(static_cast<size_t>(maxstringlen), s)) return std::nullopt;
+      key.push_back(Value::of(std::move(s)));
+    } else {
+      int64_t v = 0;
+      if (!in.long_value(v)) return std::nullopt;
+      key.push_back(Value::of(v));
+    }
+  }
+  if (!in.at_end()) return std::nullopt;
+  return key;
+}
+
+Histogram histogram_of(const ir::HistShape& shape, const StatValue& value) {
+  Histogram h;
+  if (shape.kind == ir::HistShape::Kind::linear) {
+    h.kind = Histogram::Kind::linear;
+    h.low = shape.low;
+    h.high = shape.high;
+    h.step = shape.step;
+  }
+  h.buckets = value.buckets;
+  return h;
+}
+
+}  // namespace stap

@@ -1,0 +1,420 @@
+// Pass 5 (session_run.h): one Session object owns every resource of the
+// run, so that any way out (a load error, a signal during begin, exit(),
+// the -c child's end) releases them in one place, in reverse order.
+#include "session_run.h"
+
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "attach.h"
+#include "bpf_runtime/stap_layout.h"
+#include "event_drain.h"
+#include "global_store.h"
+#include "interpreter.h"
+#include "interval_timer.h"
+#include "object_file.h"
+#include "session_load.h"
+#include "target_command.h"
+
+namespace stap {
+
+namespace {
+
+// epoll tags; interval timer i is kTagTimer + i.
+constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
+
+enum class Stop { none, exit, signal, child, timeout, errors };
+
+int64_t clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+class Session {
+ public:
+  explicit Session(const RunOptions& options) : options_(options) {}
+  ~Session();
+  int run(std::string_view object);
+
+ private:
+  bool prepare(std::string_view object);
+  bool open_output();
+  bool init_globals();
+  bool start_events();
+  bool add_fd(int fd, uint64_t tag);
+  void run_probes(ir::ProbeKind kind);
+  void run_user_probe(size_t index);
+  bool attach_all();
+  bool start_timers();
+  void loop();
+  void on_event(uint64_t tag);
+  void drain();
+  void check_kernel_counters();
+  void request_stop(Stop why);
+  void report_error(const std::string& message);
+  void warn(const std::string& message);
+  int finish();
+  int64_t total_errors() const;
+  bool signal_pending();
+
+  static int on_record(void* ctx, void* data, size_t size);
+
+  const RunOptions& options_;
+  sigset_t stop_signals_{};
+  sigset_t old_mask_{};
+  bool mask_set_ = false;
+  int signal_fd_ = -1;
+  int epoll_fd_ = -1;
+  int timeout_fd_ = -1;
+  ir::Module module_;
+  std::FILE* out_ = stdout;
+  bpf_object* obj_ = nullptr;
+  std::unique_ptr<GlobalStore> store_;
+  std::unique_ptr<Interpreter> interpreter_;
+  std::unique_ptr<RecordDecoder> decoder_;
+  ring_buffer* ring_ = nullptr;
+  std::vector<bpf_link*> links_;
+  std::vector<IntervalTimer> timers_;
+  std::vector<size_t> timer_probes_;
+  TargetCommand child_;
+  Stop stop_ = Stop::none;
+  int64_t user_errors_ = 0;
+  int64_t kernel_error_records_ = 0;
+};
+
+Session::~Session() {
+  destroy_links(links_);
+  if (ring_) ring_buffer__free(ring_);
+  decoder_.reset();
+  interpreter_.reset();
+  store_.reset();
+  if (obj_) bpf_object__close(obj_);
+  timers_.clear();
+  for (int fd : {timeout_fd_, epoll_fd_, signal_fd_})
+    if (fd >= 0) close(fd);
+  if (out_ && out_ != stdout) std::fclose(out_);
+  if (mask_set_) sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+int Session::run(std::string_view object) {
+  if (!prepare(object)) return 1;
+  run_probes(ir::ProbeKind::begin);
+  if (stop_ == Stop::none && signal_pending()) request_stop(Stop::signal);
+  if (stop_ == Stop::none) {
+    if (!attach_all() || !start_timers()) {
+      child_.abort();
+      return 1;
+    }
+    __atomic_store_n(&store_->header().state, STAP_STATE_RUNNING, __ATOMIC_SEQ_CST);
+    // The command's own output must come after everything begin printed.
+    std::fflush(out_);
+    child_.release();
+    loop();
+  }
+  return finish();
+}
+
+// Everything up to the begin probes; false after printing why.
+bool Session::prepare(std::string_view object) {
+  // SIGINT/SIGTERM/SIGHUP are read from a signalfd from now on, so that
+  // one arriving during begin or end probes is handled, never fatal.
+  sigemptyset(&stop_signals_);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals_, s);
+  sigprocmask(SIG_BLOCK, &stop_signals_, &old_mask_);
+  mask_set_ = true;
+  signal_fd_ = signalfd(-1, &stop_signals_, SFD_NONBLOCK | SFD_CLOEXEC);
+
+  std::string error;
+  if (!read_object_module(object, module_, error)) {
+    std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+    return false;
+  }
+  if (!open_output()) return false;
+  obj_ = load_object(object, module_, LoadOptions{options_.verbose, options_.buffer_mb}, error);
+  if (!obj_) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return false;
+  }
+  return init_globals() && start_events();
+}
+
+bool Session::open_output() {
+  if (!options_.output_file.empty()) {
+    out_ = std::fopen(options_.output_file.c_str(), "w");
+    if (!out_) {
+      std::fprintf(stderr, "ERROR: Couldn't open output file %s: %s\n",
+                   options_.output_file.c_str(), std::strerror(errno));
+      return false;
+    }
+  }
+  // Line by line to a terminal (as stap's output appears), in large
+  // blocks to a file or a pipe; flushed at the end and before -c starts.
+  static char stdout_buffer[1 << 16];
+  bool tty = isatty(fileno(out_));
+  char* buffer = out_ == stdout ? stdout_buffer : nullptr;
+  std::setvbuf(out_, buffer, tty ? _IOLBF : _IOFBF, sizeof stdout_buffer);
+  return true;
+}
+
+bool Session::init_globals() {
+  try {
+    store_ = std::make_unique<GlobalStore>(module_, obj_);
+    decoder_ = std::make_unique<RecordDecoder>(
+        module_, [this](size_t g, const Key& k) { return store_->stat_get(g, k); });
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ERROR: %s\n", e.what());
+    return false;
+  }
+  for (size_t i = 0; i < module_.globals.size(); ++i) {
+    const ir::Global& g = module_.globals[i];
+    if (!g.in_globals_map()) continue;
+    if (g.type == ir::Type::string) store_->set_string(i, g.init_str);
+    else store_->set_long(i, g.init_num);
+  }
+  if (!options_.command.empty()) {
+    std::string error;
+    if (!child_.start(options_.command, error)) {
+      std::fprintf(stderr, "ERROR: cannot start the -c command: %s\n", error.c_str());
+      return false;
+    }
+  }
+  stap_globals_header& h = store_->header();
+  h.target_pid = options_.command.empty() ? options_.target_pid : child_.pid();
+  // bpf_ktime_get_ns() is CLOCK_MONOTONIC; gettimeofday_*() add this.
+  h.realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  __atomic_store_n(&h.state, STAP_STATE_STARTING, __ATOMIC_SEQ_CST);
+
+  InterpreterHost host;
+  host.out = out_;
+  host.target_pid = h.target_pid;
+  host.request_exit = [this] { request_stop(Stop::exit); };
+  interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
+  return true;
+}
+
+bool Session::add_fd(int fd, uint64_t tag) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+bool Session::start_events() {
+  bpf_map* events = bpf_object__find_map_by_name(obj_, STAP_EVENTS_MAP);
+  if (events) ring_ = ring_buffer__new(bpf_map__fd(events), on_record, this, nullptr);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (!ring_ || epoll_fd_ < 0 || signal_fd_ < 0) {
+    std::fprintf(stderr, "ERROR: cannot read the %s ring buffer: %s\n", STAP_EVENTS_MAP,
+                 std::strerror(errno));
+    return false;
+  }
+  bool ok = add_fd(ring_buffer__epoll_fd(ring_), kTagRing) && add_fd(signal_fd_, kTagSignal);
+  if (child_.exit_fd() >= 0) ok = ok && add_fd(child_.exit_fd(), kTagChild);
+  if (!ok) std::fprintf(stderr, "ERROR: epoll: %s\n", std::strerror(errno));
+  return ok;
+}
+
+// begin, end or error probes: in sequence order (declaration order among
+// equal sequences), stopping early when an error ends the session.
+void Session::run_probes(ir::ProbeKind kind) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < module_.probes.size(); ++i)
+    if (module_.probes[i].kind == kind) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+    return module_.probes[a].sequence < module_.probes[b].sequence;
+  });
+  for (size_t i : order) {
+    // exit() or too many errors in a begin probe skip the begin probes
+    // left, as stap's session state does; end and error probes all run.
+    if (kind == ir::ProbeKind::begin && stop_ != Stop::none) break;
+    run_user_probe(i);
+  }
+}
+
+void Session::run_user_probe(size_t index) {
+  ProbeOutcome outcome = interpreter_->run_probe(index);
+  if (!outcome.error) return;
+  ++user_errors_;
+  report_error(outcome.message);
+}
+
+bool Session::attach_all() {
+  for (const ir::Probe& p : module_.probes) {
+    if (p.context != ir::Context::kernel) continue;
+    std::string error;
+    if (!attach_probe(obj_, p, links_, error)) {
+      std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Session::start_timers() {
+  for (size_t i = 0; i < module_.probes.size(); ++i) {
+    const ir::Probe& p = module_.probes[i];
+    if (p.kind != ir::ProbeKind::timer) continue;
+    timers_.emplace_back(p.period_ns, p.randomize_ns);
+    timer_probes_.push_back(i);
+  }
+  for (size_t i = 0; i < timers_.size(); ++i) {
+    if (!timers_[i].start() || !add_fd(timers_[i].fd(), kTagTimer + i)) {
+      std::fprintf(stderr, "ERROR: cannot start the timer of probe %s: %s\n",
+                   module_.probes[timer_probes_[i]].pp.c_str(), std::strerror(errno));
+      return false;
+    }
+  }
+  if (options_.timeout_s > 0) {
+    timeout_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    itimerspec spec{};
+    spec.it_value.tv_sec = options_.timeout_s;
+    if (timeout_fd_ < 0 || timerfd_settime(timeout_fd_, 0, &spec, nullptr) != 0 ||
+        !add_fd(timeout_fd_, kTagTimeout)) {
+      std::fprintf(stderr, "ERROR: cannot start the -T timer: %s\n", std::strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Session::loop() {
+  epoll_event events[16];
+  while (stop_ == Stop::none) {
+    int n = epoll_wait(epoll_fd_, events, 16, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::fprintf(stderr, "ERROR: epoll_wait: %s\n", std::strerror(errno));
+      request_stop(Stop::errors);
+      break;
+    }
+    for (int i = 0; i < n && stop_ == Stop::none; ++i) on_event(events[i].data.u64);
+  }
+}
+
+void Session::on_event(uint64_t tag) {
+  if (tag == kTagRing) {
+    drain();
+  } else if (tag == kTagSignal) {
+    signalfd_siginfo info;
+    while (read(signal_fd_, &info, sizeof info) == sizeof info) request_stop(Stop::signal);
+  } else if (tag == kTagChild) {
+    child_.reap();
+    request_stop(Stop::child);
+  } else if (tag == kTagTimeout) {
+    request_stop(Stop::timeout);
+  } else if (tag >= kTagTimer && tag - kTagTimer < timers_.size()) {
+    size_t t = tag - kTagTimer;
+    // Several missed periods still run the handler once, as a late
+    // hrtimer in stap does.
+    if (timers_[t].acknowledge() > 0) run_user_probe(timer_probes_[t]);
+  }
+}
+
+void Session::drain() {
+  ring_buffer__consume(ring_);
+  check_kernel_counters();
+}
+
+// exit() and errors in kernel context also show in the header, so that a
+// record lost to a full buffer still stops the session.
+void Session::check_kernel_counters() {
+  stap_globals_header& h = store_->header();
+  if (__atomic_load_n(&h.exit_requested, __ATOMIC_RELAXED)) request_stop(Stop::exit);
+  if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
+}
+
+int Session::on_record(void* ctx, void* data, size_t size) {
+  Session& s = *static_cast<Session*>(ctx);
+  DecodedRecord r = s.decoder_->decode(data, size);
+  switch (r.kind) {
+    case DecodedRecord::Kind::print:
+      std::fwrite(r.text.data(), 1, r.text.size(), s.out_);
+      break;
+    case DecodedRecord::Kind::exit: s.request_stop(Stop::exit); break;
+    case DecodedRecord::Kind::error:
+      ++s.kernel_error_records_;
+      s.report_error(r.text);
+      break;
+    case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
+  }
+  return 0;
+}
+
+void Session::request_stop(Stop why) {
+  // The first reason wins, except that too many errors always mean an
+  // error shutdown (error probes instead of end probes).
+  if (stop_ == Stop::none || why == Stop::errors) stop_ = why;
+  // Kernel-context probes stop running now, as stap's session state does.
+  if (store_) __atomic_store_n(&store_->header().state, STAP_STATE_STOPPING, __ATOMIC_SEQ_CST);
+}
+
+// One runtime error: said at once (after the output so far), counted, and
+// past MAXERRORS the session ends with error probes instead of end probes.
+void Session::report_error(const std::string& message) {
+  std::fflush(out_);
+  std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+  if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
+}
+
+void Session::warn(const std::string& message) {
+  if (options_.suppress_warnings) return;
+  std::fflush(out_);
+  std::fprintf(stderr, "WARNING: %s\n", message.c_str());
+}
+
+int64_t Session::total_errors() const {
+  int64_t kernel = kernel_error_records_;
+  if (store_) kernel = std::max<int64_t>(kernel, static_cast<int64_t>(store_->header().errors));
+  return user_errors_ + kernel;
+}
+
+bool Session::signal_pending() {
+  signalfd_siginfo info;
+  bool any = false;
+  while (read(signal_fd_, &info, sizeof info) == sizeof info) any = true;
+  return any;
+}
+
+int Session::finish() {
+  request_stop(stop_ == Stop::none ? Stop::exit : stop_);
+  destroy_links(links_);
+  drain();
+  run_probes(stop_ == Stop::errors ? ir::ProbeKind::error : ir::ProbeKind::end);
+  drain();
+  std::fflush(out_);
+  const stap_globals_header& h = store_->header();
+  int64_t errors = total_errors();
+  if (errors > 0 || h.skipped > 0)
+    warn("Number of errors: " + std::to_string(errors) +
+         ", skipped probes: " + std::to_string(h.skipped));
+  if (h.lost_records > 0) {
+    bpf_map* events = bpf_object__find_map_by_name(obj_, STAP_EVENTS_MAP);
+    uint64_t mb = events ? bpf_map__max_entries(events) >> 20 : 0;
+    warn("There were " + std::to_string(h.lost_records) +
+         " transport failures. Try stap -s to increase the buffer size from " +
+         std::to_string(mb) + ".");
+  }
+  return errors > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_object(std::string_view object_bytes, const RunOptions& options) {
+  Session session(options);
+  return session.run(object_bytes);
+}
+
+}  // namespace stap

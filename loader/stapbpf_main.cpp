@@ -1,0 +1,91 @@
+// stapbpf: runs a compiled object (stap -p4 output) with nothing of the
+// compiler linked, as SystemTap's stapbpf does:
+//   stapbpf [-v] [-w] [-o FILE] [-c CMD] [-x PID] [-T SEC] [-s MB] OBJECT.bo
+#include <getopt.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "session_run.h"
+
+namespace {
+
+void usage(std::FILE* to) {
+  std::fputs(
+      "Usage: stapbpf [options] OBJECT.bo\n"
+      "Runs a script compiled by stap -p4.\n"
+      "Options:\n"
+      "   -h         show this help\n"
+      "   -v         more verbose (-vvv: libbpf's and the verifier's logs)\n"
+      "   -w         suppress warnings\n"
+      "   -o FILE    send script output to FILE\n"
+      "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
+      "   -x PID     set target() to PID\n"
+      "   -T SEC     stop the script after SEC seconds\n"
+      "   -s NUM     event buffer size in MB\n",
+      to);
+}
+
+bool parse_number(const char* text, long min, long max, int64_t& out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) return false;
+  out = v;
+  return true;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "stapbpf: %s\n", message.c_str());
+  usage(stderr);
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  stap::RunOptions options;
+  opterr = 0;
+  int c;
+  while ((c = getopt(argc, argv, "+hvwo:c:x:T:s:")) != -1) {
+    switch (c) {
+      case 'h': usage(stdout); return 0;
+      case 'v': ++options.verbose; break;
+      case 'w': options.suppress_warnings = true; break;
+      case 'o': options.output_file = optarg; break;
+      case 'c': options.command = optarg; break;
+      case 'x':
+        if (!parse_number(optarg, 1, INT32_MAX, options.target_pid))
+          return usage_error(std::string("invalid target process ID '") + optarg + "'");
+        break;
+      case 'T':
+        if (!parse_number(optarg, 1, INT32_MAX, options.timeout_s))
+          return usage_error(std::string("invalid -T argument '") + optarg + "'");
+        break;
+      case 's':
+        if (!parse_number(optarg, 1, 4095, options.buffer_mb))
+          return usage_error(std::string("invalid buffer size '") + optarg + "' (1-4095)");
+        break;
+      default:
+        if (optopt && std::strchr("ocxTs", optopt))
+          return usage_error(std::string("option requires an argument -- '") +
+                             static_cast<char>(optopt) + "'");
+        return usage_error(std::string("invalid option -- '") + static_cast<char>(optopt) + "'");
+    }
+  }
+  if (optind != argc - 1)
+    return usage_error(optind == argc ? "an object file is needed" : "only one object file");
+  const char* path = argv[optind];
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "stapbpf: cannot open %s: %s\n", path, std::strerror(errno));
+    return 1;
+  }
+  std::string object(std::istreambuf_iterator<char>(in), {});
+  return stap::run_object(object, options);
+}
