@@ -1,0 +1,12 @@
+# A rerun of the same script hits the cache (-v says "using cached");
+# another script or other -D options do not.
+cd "$CASE_TMP"
+export SYSTEMTAP_DIR=$CASE_TMP/stapdir
+script='probe begin { println("cached run"); exit() }'
+$STAP -v -e "$script" 2> err1; echo "first status $?"
+$STAP -v -e "$script" 2> err2; echo "second status $?"
+$STAP -v -D MAXSTRINGLEN=64 -e "$script" 2> err3; echo "third status $?"
+grep -q "using cached" err1 || echo "first run compiled"
+grep -q "^Pass 4: using cached " err2 && echo "second run used the cache"
+grep -q "using cached" err3 || echo "-D changes the key"
+cat err1 err2 err3 >&2

@@ -1,0 +1,1 @@
+^abcdefg\|xyabcde\|/etc/ho$

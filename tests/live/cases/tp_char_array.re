@@ -1,0 +1,1 @@
+^prev_comm=getpid_loop pid ok 1$

@@ -1,0 +1,1 @@
+^exec (/usr)?/bin/cat pid ok 1$

@@ -1,0 +1,1 @@
+^getpid_loop getpid_loop child ok 1$

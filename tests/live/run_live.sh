@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Live tests: real scripts on this machine's kernel, as root, with real
+# output (tests/live/README.md).
+#   tests/live/run_live.sh STAP [TOOLS_DIR] [CASE...]
+# TOOLS_DIR holds bpf_leftovers and the workloads (default: the build's
+# tests/live next to STAP); CASE names (no extension) pick cases.
+# Exit 0 when all ran cases pass, 1 on a failure, 77 when nothing can run.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+stap=$(realpath "${1:?usage: run_live.sh STAP [TOOLS_DIR] [CASE...]}")
+tools=$(realpath "${2:-$(dirname "$stap")/tests/live}")
+shift $(( $# >= 2 ? 2 : 1 ))
+cases_dir=$here/cases
+stapbpf=$(dirname "$stap")/stapbpf
+default_timeout=30
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP: live tests need root"
+  exit 77
+fi
+if ! why=$("$tools/bpf_leftovers" available 2>&1); then
+  echo "SKIP: no BPF here: $why"
+  exit 77
+fi
+
+work=$(mktemp -d /tmp/stap-live.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0 skipped=0
+failures=()
+
+# Directive NAME of a case: the text after "#! NAME:" in its leading lines.
+directive() {
+  sed -n "/^#!/!q; s/^#! *$1: *//p" "$2" | head -1
+}
+
+# @LIVE@ (tools dir), @CASES@ (case dir) and @TMP@ (this case's scratch
+# dir) in arguments and expected files.
+expand() {
+  sed -e "s|@LIVE@|$tools|g" -e "s|@CASES@|$cases_dir|g" -e "s|@TMP@|$case_tmp|g"
+}
+
+tracepoint_exists() {
+  local sys=${1%%:*} name=${1#*:} root
+  for root in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+    [ -d "$root/events" ] || continue
+    [ -d "$root/events/$sys/$name" ]
+    return
+  done
+  return 0  # tracefs not mounted: the engine mounts it, let it try
+}
+
+# Why the case cannot run here, or nothing.
+skip_reason() {
+  local need
+  need=$(directive needs "$1")
+  [ -z "$need" ] && return
+  case $need in
+    tracepoint\ *)
+      tracepoint_exists "${need#tracepoint }" || echo "no tracepoint ${need#tracepoint }";;
+    stapbpf)
+      [ -x "$stapbpf" ] || echo "no stapbpf binary next to stap";;
+    *) echo "unknown need '$need'";;
+  esac
+}
+
+# Runs the case's command in its own session with a deadline, and a signal
+# after a delay when the case asks (#! signal: INT after 1).  Sets status.
+run_case_command() {
+  local file=$1 timeout signal sig_name sig_after args
+  timeout=$(directive timeout "$file"); timeout=${timeout:-$default_timeout}
+  signal=$(directive signal "$file")
+  sig_name=${signal%% *}; sig_after=${signal##* }
+  args=$(directive args "$file" | expand)
+  if [[ $file == *.sh ]]; then
+    STAP=$stap STAPBPF=$stapbpf LIVE=$tools CASE_TMP=$case_tmp \
+      setsid bash "$file" >"$case_tmp/stdout" 2>"$case_tmp/stderr" </dev/null &
+  else
+    eval "set -- $args"
+    setsid "$stap" "$@" "$file" >"$case_tmp/stdout" 2>"$case_tmp/stderr" </dev/null &
+  fi
+  local pid=$! start now sent=0 timed_out=0
+  start=$(date +%s%N)
+  while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid")" != Z ]; do
+    now=$(( ($(date +%s%N) - start) / 1000000 ))
+    if [ -n "$signal" ] && [ $sent -eq 0 ] && [ "$now" -ge $(( sig_after * 1000 )) ]; then
+      kill -s "$sig_name" "$pid"; sent=1
+    fi
+    if [ "$now" -ge $(( timeout * 1000 )) ]; then
+      timed_out=1; kill -KILL -- -"$pid" 2>/dev/null; break
+    fi
+    sleep 0.05
+  done
+  wait "$pid"; status=$?
+  kill -KILL -- -"$pid" 2>/dev/null  # anything the case left running
+  [ $timed_out -eq 1 ] && echo "timed out after ${timeout}s" >>"$case_tmp/why"
+}
+
+# Every regex line of $1 (after expansion) matches some line of $2; lines
+# starting with '!' must match none.
+check_regexes() {
+  local re ok=0
+  while IFS= read -r re; do
+    [ -z "$re" ] && continue
+    if [[ $re == !* ]]; then
+      if grep -qE -- "${re#!}" "$2"; then echo "a line matches /${re#!}/"; ok=1; fi
+    elif ! grep -qE -- "$re" "$2"; then
+      echo "no line matches /$re/"; ok=1
+    fi
+  done < <(expand <"$1")
+  return $ok
+}
+
+check_outputs() {
+  local base=$1 expect_status
+  expect_status=$(directive status "$2"); expect_status=${expect_status:-0}
+  [ "$status" -eq "$expect_status" ] || echo "exit status $status, expected $expect_status"
+  if [ -f "$base.out" ]; then
+    expand <"$base.out" >"$case_tmp/expected"
+    diff -u "$case_tmp/expected" "$case_tmp/stdout" >"$case_tmp/diff" ||
+      { echo "stdout differs:"; head -40 "$case_tmp/diff"; }
+  fi
+  [ -f "$base.re" ] && check_regexes "$base.re" "$case_tmp/stdout"
+  if [ -f "$base.err" ]; then
+    check_regexes "$base.err" "$case_tmp/stderr"
+  elif grep -qE '^(ERROR|WARNING|semantic error|parse error)' "$case_tmp/stderr"; then
+    echo "unexpected diagnostics on stderr"
+  fi
+}
+
+# Objects of ours the case left behind; freeing after exit can lag a
+# little, so look again for up to two seconds before calling it a leak.
+check_leftovers() {
+  local left i
+  for i in $(seq 20); do
+    left=$("$tools/bpf_leftovers" check $1) && return
+    sleep 0.1
+  done
+  echo "left behind in the kernel:"; echo "$left"
+}
+
+run_one() {
+  local file=$1 name base reason snapshot
+  base=${file%.*}; name=$(basename "$base")
+  reason=$(skip_reason "$file")
+  if [ -n "$reason" ]; then
+    echo "SKIP $name: $reason"; skipped=$((skipped + 1)); return
+  fi
+  case_tmp=$work/$name; mkdir -p "$case_tmp"; : >"$case_tmp/why"
+  snapshot=$("$tools/bpf_leftovers" snapshot)
+  local t0=$(date +%s%N)
+  run_case_command "$file"
+  local ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  { check_outputs "$base" "$file"; check_leftovers "$snapshot"; } >>"$case_tmp/why"
+  if [ -s "$case_tmp/why" ]; then
+    echo "FAIL $name (${ms} ms)"; sed 's/^/    /' "$case_tmp/why"
+    echo "    --- stderr:"; head -15 "$case_tmp/stderr" | sed 's/^/    /'
+    failed=$((failed + 1)); failures+=("$name")
+  else
+    echo "PASS $name (${ms} ms)"; passed=$((passed + 1))
+  fi
+}
+
+selected=()
+if [ $# -gt 0 ]; then
+  for n in "$@"; do
+    for f in "$cases_dir/$n.stp" "$cases_dir/$n.sh"; do [ -f "$f" ] && selected+=("$f"); done
+  done
+else
+  for f in "$cases_dir"/*.stp "$cases_dir"/*.sh; do [ -f "$f" ] && selected+=("$f"); done
+fi
+for f in "${selected[@]}"; do run_one "$f"; done
+
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
+[ $failed -eq 0 ] || { echo "failed: ${failures[*]}"; exit 1; }
+exit 0
