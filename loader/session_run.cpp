@@ -35,7 +35,9 @@ namespace {
 // epoll tags; interval timer i is kTagTimer + i.
 constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
 
-enum class Stop { none, exit, signal, child, timeout, errors };
+// Why the session ends; errors runs error probes instead of end probes,
+// abort() runs neither.
+enum class Stop { none, exit, signal, child, timeout, errors, abort };
 
 int64_t clock_ns(clockid_t clock) {
   timespec ts;
@@ -178,12 +180,6 @@ bool Session::init_globals() {
     std::fprintf(stderr, "ERROR: %s\n", e.what());
     return false;
   }
-  for (size_t i = 0; i < module_.globals.size(); ++i) {
-    const ir::Global& g = module_.globals[i];
-    if (!g.in_globals_map()) continue;
-    if (g.type == ir::Type::string) store_->set_string(i, g.init_str);
-    else store_->set_long(i, g.init_num);
-  }
   if (!options_.command.empty()) {
     std::string error;
     if (!child_.start(options_.command, error)) {
@@ -201,6 +197,8 @@ bool Session::init_globals() {
   host.out = out_;
   host.target_pid = h.target_pid;
   host.request_exit = [this] { request_stop(Stop::exit); };
+  host.request_abort = [this] { request_stop(Stop::abort); };
+  host.warn = [this](const std::string& message) { warn(message); };
   interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
   return true;
 }
@@ -354,9 +352,9 @@ int Session::on_record(void* ctx, void* data, size_t size) {
 }
 
 void Session::request_stop(Stop why) {
-  // The first reason wins, except that too many errors always mean an
-  // error shutdown (error probes instead of end probes).
-  if (stop_ == Stop::none || why == Stop::errors) stop_ = why;
+  // The first reason wins, except that too many errors or abort() decide
+  // which closing probes run whatever came first.
+  if (stop_ == Stop::none || why == Stop::errors || why == Stop::abort) stop_ = why;
   // Kernel-context probes stop running now, as stap's session state does.
   if (store_) __atomic_store_n(&store_->header().state, STAP_STATE_STOPPING, __ATOMIC_SEQ_CST);
 }
@@ -392,7 +390,8 @@ int Session::finish() {
   request_stop(stop_ == Stop::none ? Stop::exit : stop_);
   destroy_links(links_);
   drain();
-  run_probes(stop_ == Stop::errors ? ir::ProbeKind::error : ir::ProbeKind::end);
+  if (stop_ != Stop::abort)
+    run_probes(stop_ == Stop::errors ? ir::ProbeKind::error : ir::ProbeKind::end);
   drain();
   std::fflush(out_);
   const stap_globals_header& h = store_->header();

@@ -6,13 +6,17 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
 
+#include "driver/backend.h"
+#include "driver/cache.h"
 #include "driver/frontend.h"
 #include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
+#include "loader/session_run.h"
 #include "parse/printer.h"
 
 namespace stap {
@@ -27,7 +31,10 @@ class PassTimer {
     getrusage(RUSAGE_SELF, &usage_);
     wall_ = std::chrono::steady_clock::now();
   }
-  std::string report() const {
+  // "using <memory> kb, in ..." (passes 1-3).
+  std::string report() const { return "using " + memory_usage() + " kb, " + times(); }
+  // "in 10usr/0sys/12real ms." (passes 4-5, as stap words them).
+  std::string times() const {
     rusage now{};
     getrusage(RUSAGE_SELF, &now);
     auto ms = [](const timeval& a, const timeval& b) {
@@ -36,8 +43,8 @@ class PassTimer {
     long real = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now() - wall_).count();
     std::ostringstream s;
-    s << "using " << memory_usage() << " kb, in " << ms(usage_.ru_utime, now.ru_utime) << "usr/"
-      << ms(usage_.ru_stime, now.ru_stime) << "sys/" << real << "real ms.";
+    s << "in " << ms(usage_.ru_utime, now.ru_utime) << "usr/" << ms(usage_.ru_stime, now.ru_stime)
+      << "sys/" << real << "real ms.";
     return s.str();
   }
 
@@ -121,12 +128,141 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
   return 0;
 }
 
+
+// The object of a run: its cache key (also its default name) and where
+// the cache keeps it ("" when there is no cache: no home directory).
+struct ObjectPlace {
+  std::string key;
+  std::string cache_file;
+};
+
+ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
+  CacheInputs in;
+  in.engine = engine_identity(STAP_BPF_VERSION);
+  in.script_name = o.script_name;
+  in.script_text = o.script_text;
+  in.extra_scripts = o.extra_scripts;
+  in.args = o.args;
+  in.defines = o.defines;
+  in.tapset_dirs = config.tapset_dirs;
+  in.guru = o.guru;
+  in.keep_unused = o.keep_unused;
+  in.suppress_warnings = o.suppress_warnings;
+  in.global_var_display = o.global_var_display;
+  in.global_settings = o.global_settings;
+  in.kernel_release = config.env.kernel_vr;
+  ObjectPlace place;
+  place.key = cache_key(in);
+  std::string root = cache_root();
+  if (!root.empty()) place.cache_file = cache_path(root, place.key);
+  return place;
+}
+
+RunOptions run_options(const Options& o) {
+  RunOptions r;
+  r.verbose = o.verbosity(5);
+  r.output_file = o.output_file;
+  r.command = o.target_command;
+  r.target_pid = o.target_pid;
+  r.timeout_s = o.time_limit_s;
+  r.suppress_warnings = o.suppress_warnings;
+  r.buffer_mb = o.buffer_mb;
+  return r;
+}
+
+// After pass 4 (or a cache hit): -p4 and -m leave NAME.bo in the current
+// directory, then pass 5 runs the object.
+int save_and_run(const Options& o, const std::string& object, const ObjectPlace& place,
+                 std::ostream& out, std::ostream& err) {
+  std::string name = (o.module_name.empty() ? cache_module_name(place.key) : o.module_name) + ".bo";
+  if (o.last_pass == 4 || !o.module_name.empty()) {
+    std::string error;
+    if (!write_file_atomically(name, object, error)) {
+      err << "ERROR: " << error << "\n";
+      return 1;
+    }
+  }
+  if (o.last_pass == 4) {
+    out << name << "\n";
+    return 0;
+  }
+  PassTimer timer;
+  if (o.verbosity(5) > 0) err << "Pass 5: starting run.\n";
+  out.flush();
+  err.flush();
+  int rc = run_object(object, run_options(o));
+  if (o.verbosity(5) > 0) err << "Pass 5: run completed " << timer.times() << "\n";
+  if (rc != 0) err << "Pass 5: run failed.  [man error::pass5]\n";
+  return rc;
+}
+
+// Passes 3 and 4 over the elaborated program, then the rest.
+int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::ostream& out,
+                std::ostream& err) {
+  PassTimer timer;
+  BackendConfig config;
+  config.script_name = o.script_name;
+  config.global_settings = o.global_settings;
+  std::string error;
+  auto hz = fe.config().env.kernel_config.find("CONFIG_HZ");
+  if (hz != fe.config().env.kernel_config.end()) config.kernel_hz = std::atoll(hz->second.c_str());
+  ir::Module module;
+  bool ok = limits_from_defines(o.defines, config.limits, error);
+  if (!ok) err << error << "\n";
+  ok = ok && lower_pass(fe.program(), config, fe.sources(), fe.diagnostics(), module);
+  fe.diagnostics().flush(err);
+  if (ok && !apply_global_settings(o.global_settings, module, error)) {
+    err << error << "\n";
+    ok = false;
+  }
+  CodegenResult result;
+  if (ok && o.last_pass == 3) {
+    result = codegen_pass(module, true);
+    if (result.ok) out << result.ir_text;
+    else err << "ERROR: " << result.error << "\n";
+    ok = result.ok;
+  }
+  if (o.verbosity(3) > 0) err << "Pass 3: translated to BPF " << timer.report() << "\n";
+  if (!ok) err << "Pass 3: translation failed.  [man error::pass3]\n";
+  if (!ok || o.last_pass == 3) return ok ? 0 : 1;
+
+  timer.start();
+  result = codegen_pass(module, false);
+  std::string name = (o.module_name.empty() ? cache_module_name(place.key) : o.module_name) + ".bo";
+  if (o.verbosity(4) > 0)
+    err << "Pass 4: compiled BPF into \"" << name << "\" " << timer.times() << "\n";
+  if (!result.ok) {
+    err << "ERROR: " << result.error << "\n";
+    err << "Pass 4: compilation failed.  [man error::pass4]\n";
+    return 1;
+  }
+  // A cache that cannot be written only costs the next run its speed.
+  if (!place.cache_file.empty() && !cache_store(place.cache_file, result.object, error) &&
+      o.verbosity(4) > 1)
+    err << "WARNING: not cached: " << error << "\n";
+  return save_and_run(o, result.object, place, out, err);
+}
+
 }  // namespace
 
 int run_session(const Options& o, std::ostream& out, std::ostream& err) {
   Frontend fe(frontend_config(o));
   Diagnostics& diags = fe.diagnostics();
   if (!o.list_pattern.empty()) return list_probes(o, fe, out, err);
+
+  // A cached object of the same inputs skips passes 1-4 (-p1..-p3 always
+  // run their passes: they print what the passes produce).
+  ObjectPlace place;
+  if (o.last_pass >= 4) {
+    place = object_place(o, fe.config());
+    if (std::optional<std::string> object = place.cache_file.empty()
+                                                ? std::nullopt
+                                                : cache_load(place.cache_file)) {
+      if (o.verbosity(3) > 0) err << "Pass 3: using cached " << place.cache_file << "\n";
+      if (o.verbosity(4) > 0) err << "Pass 4: using cached " << place.cache_file << "\n";
+      return save_and_run(o, *object, place, out, err);
+    }
+  }
 
   // Pass 1: parse the library's macros and scripts, then the user's.
   PassTimer timer;
@@ -169,17 +305,7 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
 
-  // Passes 3-5 are the next capability (issue 3); say so by name rather
-  // than pretend.
-  err << "stap: pass 3 (translation to BPF) is not supported yet by this engine; "
-         "stop after pass 2 with -p2";
-  if (!o.later_pass_options.empty()) {
-    err << " (options for the run:";
-    for (const std::string& opt : o.later_pass_options) err << " " << opt;
-    err << ")";
-  }
-  err << ".\n";
-  return 1;
+  return run_backend(o, fe, place, out, err);
 }
 
 }  // namespace stap

@@ -1,0 +1,285 @@
+// Pass 5's pieces that need no kernel: the ring-buffer record decoder, the
+// -c command's start gate, interval timers, reading an object's module,
+// and the driver's -D limits and -G settings.
+#include <catch2/catch.hpp>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "bpf_runtime/stap_layout.h"
+#include "driver/backend.h"
+#include "loader/event_drain.h"
+#include "loader/interval_timer.h"
+#include "loader/object_file.h"
+#include "loader/target_command.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A record as the BPF side writes it: header, then the payload.
+class RecordBytes {
+ public:
+  RecordBytes(uint32_t kind, uint32_t id) {
+    stap_record h{kind, id};
+    bytes_.append(reinterpret_cast<const char*>(&h), sizeof h);
+  }
+  RecordBytes& num(int64_t v) {
+    bytes_.append(reinterpret_cast<const char*>(&v), 8);
+    return *this;
+  }
+  RecordBytes& str(const std::string& s, size_t slot) {
+    std::string padded = s;
+    padded.resize(slot, '\0');
+    bytes_ += padded;
+    return *this;
+  }
+  RecordBytes& raw(const std::string& s) {
+    bytes_ += s;
+    return *this;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+stap::ir::Module test_module() {
+  stap::ir::Module m;
+  m.limits.maxstringlen = 16;
+  m.formats = {"%d and %s\n", "[%*d]", "%5.2s|%x", "%.4m|%M"};
+  m.add_location("operator '/' at <input>:1:30");
+  stap::ir::Global h;
+  h.name = "h";
+  h.type = stap::ir::Type::stats;
+  h.keys = {stap::ir::Type::string, stap::ir::Type::long_};
+  h.hist.kind = stap::ir::HistShape::Kind::linear;
+  h.hist.low = 0;
+  h.hist.high = 10;
+  h.hist.step = 5;
+  m.globals.push_back(h);
+  stap::ir::Global plain;
+  plain.name = "x";
+  m.globals.push_back(plain);
+  return m;
+}
+
+stap::DecodedRecord decode(const stap::RecordDecoder& d, const RecordBytes& r) {
+  return d.decode(r.bytes().data(), r.bytes().size());
+}
+
+using Kind = stap::DecodedRecord::Kind;
+
+}  // namespace
+
+TEST_CASE("records: printf values are read per conversion", "[session]") {
+  stap::ir::Module m = test_module();
+  stap::RecordDecoder d(m, nullptr);
+  auto r = decode(d, RecordBytes(STAP_REC_PRINTF, 0).num(-42).str("abc", 16));
+  CHECK(r.kind == Kind::print);
+  CHECK(r.text == "-42 and abc\n");
+
+  r = decode(d, RecordBytes(STAP_REC_PRINTF, 1).num(5).num(7));
+  CHECK(r.text == "[    7]");
+
+  r = decode(d, RecordBytes(STAP_REC_PRINTF, 2).str("hello", 16).num(255));
+  CHECK(r.text == "   he|ff");
+
+  // %m: the address, then memory_dump_length(precision) bytes; %M likewise
+  // (1 byte without a precision).
+  r = decode(d, RecordBytes(STAP_REC_PRINTF, 3).num(0x1000).raw("wxyz").num(0x2000).raw("A"));
+  CHECK(r.kind == Kind::print);
+  CHECK(r.text == "wxyz|41");
+}
+
+TEST_CASE("records: a string slot ends at its first NUL, even when full", "[session]") {
+  stap::ir::Module m = test_module();
+  stap::RecordDecoder d(m, nullptr);
+  std::string full(16, 'z');
+  auto r = decode(d, RecordBytes(STAP_REC_PRINTF, 0).num(1).raw(full));
+  CHECK(r.text == "1 and " + full + "\n");
+  r = decode(d, RecordBytes(STAP_REC_PRINTF, 0).num(1).raw(std::string("ab\0cd", 5) + std::string(11, 'q')));
+  CHECK(r.text == "1 and ab\n");
+}
+
+TEST_CASE("records: sizes that do not match the format are malformed", "[session]") {
+  stap::ir::Module m = test_module();
+  stap::RecordDecoder d(m, nullptr);
+  CHECK(decode(d, RecordBytes(STAP_REC_PRINTF, 0).num(1)).kind == Kind::malformed);
+  CHECK(decode(d, RecordBytes(STAP_REC_PRINTF, 0).num(1).str("a", 16).num(2)).kind ==
+        Kind::malformed);
+  CHECK(decode(d, RecordBytes(STAP_REC_PRINTF, 9)).kind == Kind::malformed);
+  CHECK(decode(d, RecordBytes(77, 0)).kind == Kind::malformed);
+  char shorter[4] = {1, 0, 0, 0};
+  CHECK(d.decode(shorter, sizeof shorter).kind == Kind::malformed);
+}
+
+TEST_CASE("records: exit and errors", "[session]") {
+  stap::ir::Module m = test_module();
+  stap::RecordDecoder d(m, nullptr);
+  CHECK(decode(d, RecordBytes(STAP_REC_EXIT, 0)).kind == Kind::exit);
+  auto r = decode(d, RecordBytes(STAP_REC_ERROR, 1).str("division by 0", 16));
+  CHECK(r.kind == Kind::error);
+  CHECK(r.text == "division by 0 near operator '/' at <input>:1:30");
+  // Location 0 is "no location": the message alone.
+  r = decode(d, RecordBytes(STAP_REC_ERROR, 0).str("oops", 16));
+  CHECK(r.text == "oops");
+}
+
+TEST_CASE("records: print(@hist_linear(h[k])) reads the statistic of the key", "[session]") {
+  stap::ir::Module m = test_module();
+  std::vector<std::pair<size_t, stap::Key>> asked;
+  stap::RecordDecoder d(m, [&](size_t g, const stap::Key& k) -> std::optional<stap::StatValue> {
+    asked.emplace_back(g, k);
+    if (k[0].str != "yes") return std::nullopt;
+    stap::StatValue v;
+    v.count = 3;
+    v.buckets = {0, 2, 1, 0, 0};  // (10-0)/5 + 3 buckets
+    return v;
+  });
+  auto r = decode(d, RecordBytes(STAP_REC_PRINT_HIST, 0).str("yes", 16).num(7));
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].first == 0);
+  CHECK(asked[0].second == stap::Key{stap::Value::of(std::string("yes")), stap::Value::of(7)});
+  CHECK(r.kind == Kind::print);
+  CHECK(r.text.rfind("value |", 0) == 0);
+  CHECK(r.text.find("\n    0 |@@ ") != std::string::npos);
+  CHECK(r.text.find("\n    5 |@ ") != std::string::npos);
+  // An absent statistic prints nothing.
+  r = decode(d, RecordBytes(STAP_REC_PRINT_HIST, 0).str("no", 16).num(7));
+  CHECK(r.kind == Kind::print);
+  CHECK(r.text.empty());
+  // Wrong key size, or a global that is no histogram.
+  CHECK(decode(d, RecordBytes(STAP_REC_PRINT_HIST, 0).num(7)).kind == Kind::malformed);
+  CHECK(decode(d, RecordBytes(STAP_REC_PRINT_HIST, 1)).kind == Kind::malformed);
+}
+
+TEST_CASE("records: a damaged format in the object is refused up front", "[session]") {
+  stap::ir::Module m;
+  m.formats = {"%q"};
+  CHECK_THROWS_AS(stap::RecordDecoder(m, nullptr), std::runtime_error);
+}
+
+TEST_CASE("-c command: nothing runs before the gate opens", "[session]") {
+  fs::path marker = fs::temp_directory_path() / ("stap-gate-" + std::to_string(getpid()));
+  fs::remove(marker);
+  stap::TargetCommand child;
+  std::string error;
+  REQUIRE(child.start("echo ran > " + marker.string(), error));
+  CHECK(child.pid() > 0);
+  usleep(100 * 1000);
+  CHECK_FALSE(fs::exists(marker));
+  child.release();
+  pollfd p{child.exit_fd(), POLLIN, 0};
+  REQUIRE(poll(&p, 1, 5000) == 1);
+  CHECK(child.reap());
+  CHECK(fs::exists(marker));
+  fs::remove(marker);
+}
+
+TEST_CASE("-c command: abort before the gate opens never runs it", "[session]") {
+  fs::path marker = fs::temp_directory_path() / ("stap-abort-" + std::to_string(getpid()));
+  fs::remove(marker);
+  pid_t pid = 0;
+  {
+    stap::TargetCommand child;
+    std::string error;
+    REQUIRE(child.start("echo ran > " + marker.string(), error));
+    pid = child.pid();
+    child.abort();
+  }
+  usleep(50 * 1000);
+  CHECK_FALSE(fs::exists(marker));
+  CHECK(kill(pid, 0) != 0);  // reaped: no such process
+}
+
+TEST_CASE("interval timers: randomized periods stay within [N-M, N+M]", "[session]") {
+  stap::IntervalTimer t(1000, 300);
+  bool below = false, above = false;
+  for (int i = 0; i < 2000; ++i) {
+    int64_t p = t.next_period();
+    REQUIRE(p >= 700);
+    REQUIRE(p <= 1300);
+    below |= p < 1000;
+    above |= p > 1000;
+  }
+  CHECK(below);
+  CHECK(above);
+  stap::IntervalTimer fixed(5000, 0);
+  CHECK(fixed.next_period() == 5000);
+  stap::IntervalTimer tiny(10, 100);
+  for (int i = 0; i < 100; ++i) CHECK(tiny.next_period() >= 1);
+}
+
+TEST_CASE("interval timers: the timerfd fires and re-arms", "[session]") {
+  stap::IntervalTimer t(2'000'000, 1'000'000);  // 2 ms +- 1 ms
+  REQUIRE(t.start());
+  for (int i = 0; i < 3; ++i) {
+    pollfd p{t.fd(), POLLIN, 0};
+    REQUIRE(poll(&p, 1, 1000) == 1);
+    CHECK(t.acknowledge() >= 1);
+  }
+}
+
+TEST_CASE("object file: bytes that are no stap object are refused with a reason", "[session]") {
+  stap::ir::Module m;
+  std::string error;
+  CHECK_FALSE(stap::read_object_module("not an elf", m, error));
+  CHECK(error.find("not a compiled stap object") != std::string::npos);
+  // A real ELF file without the module section.
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  std::string self(std::istreambuf_iterator<char>(in), {});
+  error.clear();
+  CHECK_FALSE(stap::read_object_module(self, m, error));
+  CHECK(error.find(".stapbpf.meta") != std::string::npos);
+  std::string text;
+  CHECK(stap::read_elf_section(self, ".text", text, error));
+  CHECK(text.size() > 0);
+}
+
+TEST_CASE("-D limits: known names set limits, others are ignored", "[session]") {
+  stap::ir::Limits limits;
+  std::string error;
+  REQUIRE(stap::limits_from_defines({{"MAXSTRINGLEN", "256"},
+                                     {"MAXMAPENTRIES", "10000"},
+                                     {"MAXERRORS", "3"},
+                                     {"MAXACTION", "0x100"},
+                                     {"STP_NO_OVERLOAD", ""},
+                                     {"MAXSKIPPED", "9"}},
+                                    limits, error));
+  CHECK(limits.maxstringlen == 256);
+  CHECK(limits.maxmapentries == 10000);
+  CHECK(limits.maxerrors == 3);
+  CHECK(limits.maxaction == 256);
+  stap::ir::Limits untouched;
+  CHECK_FALSE(stap::limits_from_defines({{"MAXSTRINGLEN", "big"}}, untouched, error));
+  CHECK(error.find("MAXSTRINGLEN=big") != std::string::npos);
+  CHECK_FALSE(stap::limits_from_defines({{"MAXMAPENTRIES", "0"}}, untouched, error));
+  CHECK_FALSE(stap::limits_from_defines({{"MAXERRORS", "-1"}}, untouched, error));
+}
+
+TEST_CASE("-G settings: initial values of scalar globals", "[session]") {
+  stap::ir::Module m;
+  stap::ir::Global n, s, a;
+  n.name = "n";
+  s.name = "s";
+  s.type = stap::ir::Type::string;
+  a.name = "a";
+  a.keys = {stap::ir::Type::long_};
+  m.globals = {n, s, a};
+  std::string error;
+  REQUIRE(stap::apply_global_settings({"n=-12", "s=hello world"}, m, error));
+  CHECK(m.globals[0].init_num == -12);
+  CHECK(m.globals[1].init_str == "hello world");
+  CHECK_FALSE(stap::apply_global_settings({"a=1"}, m, error));
+  CHECK_FALSE(stap::apply_global_settings({"missing=1"}, m, error));
+  CHECK_FALSE(stap::apply_global_settings({"n=abc"}, m, error));
+  CHECK(error.find("'abc'") != std::string::npos);
+}
