@@ -44,7 +44,9 @@ struct StatValue {
 class GlobalStore {
  public:
   // Over the maps of a loaded object (found by name; the globals map
-  // mmapped).  Throws std::runtime_error naming what is missing.
+  // mmapped).  Throws std::runtime_error naming what is missing.  Both
+  // constructors give every scalar its initial value (Global::init_num /
+  // init_str): make the store once, after loading, before any probe runs.
   GlobalStore(const ir::Module& module, bpf_object* object);
   // Creates the maps itself (for the runtime's own tests); they are closed
   // by the destructor.
@@ -75,8 +77,16 @@ class GlobalStore {
   void stat_add(size_t global, const Key& key, int64_t value);
   std::optional<StatValue> stat_get(size_t global, const Key& key) const;
 
+  // The map behind a global (-1 for a scalar in the globals map), and the
+  // globals map itself: for code that reads a map directly (tests writing
+  // per-CPU values, print_hist records keyed by packed bytes).
+  int map_fd(size_t global) const;
+  int globals_fd() const;
+  int possible_cpus() const;
+
  private:
   GlobalStore() = default;
+  void init_scalars();  // both constructors: scalars take their initial values
   struct Impl;
   Impl* impl_ = nullptr;
 };
