@@ -121,11 +121,13 @@ int Session::run(std::string_view object) {
       return 1;
     }
     __atomic_store_n(&store_->header().state, STAP_STATE_RUNNING, __ATOMIC_SEQ_CST);
-    // The command's own output must come after everything begin printed.
-    std::fflush(out_);
-    child_.release();
-    loop();
   }
+  // The command's own output must come after everything begin printed.
+  // It starts even when begin already ended the session, as stap starts it
+  // once the module is up, and then runs on its own.
+  std::fflush(out_);
+  child_.release();
+  loop();
   return finish();
 }
 

@@ -5,30 +5,52 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace stap {
 
 namespace {
 
-// In the child: wait for the parent's go byte; EOF (the parent gave up or
-// died) means never exec.
+// In the child: split the command as stap does (wordexp, no command
+// substitution) and exec it directly, so that target() is the command's
+// own pid; a command with shell syntax (| ; & < > ...) goes through
+// sh -c instead.  Then wait for the parent's go byte; EOF (the parent gave
+// up or died) means never exec.
 [[noreturn]] void run_child(int gate, const std::string& command) {
   // The parent blocks its stop signals to read them from a signalfd; the
   // command must get them as usual.
   sigset_t all;
   sigemptyset(&all);
   sigprocmask(SIG_SETMASK, &all, nullptr);
+  wordexp_t words{};
+  int rc = wordexp(command.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF);
+  bool use_shell = rc == WRDE_BADCHAR;
+  if (rc == WRDE_SYNTAX) {
+    std::fprintf(stderr, "ERROR: wordexp: syntax error (unmatched quotes?) in -c COMMAND\n");
+    _exit(1);
+  }
+  if (rc != 0 && !use_shell) {
+    std::fprintf(stderr, "ERROR: wordexp: parsing error (%d)\n", rc);
+    _exit(1);
+  }
+  if (!use_shell && words.we_wordc < 1) {
+    std::fprintf(stderr, "ERROR: empty -c COMMAND\n");
+    _exit(1);
+  }
   char go = 0;
   ssize_t n;
   do n = read(gate, &go, 1);
   while (n < 0 && errno == EINTR);
   if (n != 1) _exit(127);
-  close(gate);
-  execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-  _exit(127);
+  closefrom(3);
+  if (use_shell) execlp("sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  else execvp(words.we_wordv[0], words.we_wordv);
+  std::fprintf(stderr, "%s: %s\n", command.c_str(), std::strerror(errno));
+  _exit(1);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The -c CMD child: forked early so that target() is its pid from the
 // first begin probe on, held at a gate until every probe is attached, then
-// exec'd through /bin/sh -c as stap does.  Its exit ends the session.
+// exec'd as stap execs it (directly when it is plain words, through sh -c
+// when it uses shell syntax).  Its exit ends the session.
 #pragma once
 
 #include <sys/types.h>

@@ -87,6 +87,30 @@ ParseOutcome fail(const std::string& message) {
   return ParseOutcome::exit_error;
 }
 
+// -m NAME, checked as stap checks module names: a ".ko" (or our ".bo")
+// suffix is dropped, the rest must be [a-z0-9_]+ and shorter than the
+// kernel's module name limit.
+ParseOutcome check_module_name(std::string& name) {
+  for (const char* suffix : {".ko", ".bo"}) {
+    if (name.size() >= 3 && name.compare(name.size() - 3, 3, suffix) == 0) {
+      name.erase(name.size() - 3);
+      std::cerr << "Truncating module name to '" << name << "'\n";
+    }
+  }
+  if (name.empty()) return fail("Module name cannot be empty.");
+  for (char c : name)
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '_'))
+      return fail("ERROR: Safety pattern mismatch for -m parameter ('" + name +
+                  "' vs. '^[a-z0-9_]+$') rc=1");
+  constexpr size_t kMaxModuleName = 55;  // MODULE_NAME_LEN - 1 on 64-bit kernels
+  if (name.size() >= kMaxModuleName) {
+    name.resize(kMaxModuleName - 1);
+    std::cerr << "Truncating module name to '" << name << "'\n";
+  }
+  return ParseOutcome::run;
+}
+
 class CommandLineParser {
  public:
   explicit CommandLineParser(Options& o) : o_(o) {}
@@ -95,6 +119,10 @@ class CommandLineParser {
  private:
   ParseOutcome apply(int c, const char* arg, const char* long_name);
   void later(const std::string& what) { o_.later_pass_options.push_back(what); }
+  ParseOutcome set_module_name(const char* arg) {
+    o_.module_name = arg;
+    return check_module_name(o_.module_name);
+  }
   Options& o_;
   bool have_e_ = false;
 };
@@ -164,7 +192,10 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       later("-x");
       break;
     case 'o': o_.output_file = arg; later("-o"); break;
-    case 'm': o_.module_name = arg; later("-m"); break;
+    case 'm':
+      if (ParseOutcome r = set_module_name(arg); r != ParseOutcome::run) return r;
+      later("-m");
+      break;
     case 'k': o_.keep_temps = true; later("-k"); break;
     case 'T':
       if (!parse_long(arg, 1, &o_.time_limit_s)) return fail(std::string("Invalid -T argument '") + arg + "': expected a number of seconds.");

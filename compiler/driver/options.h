@@ -1,9 +1,8 @@
 // The stap command line, with SystemTap's option letters and meanings.
 //
-// Every option of stap(1) that a script user relies on is accepted.  Some
-// only matter to passes that are not built yet; those are recorded here and
-// the driver refuses, by name, to run past the last pass that exists
-// (see Options::later_pass_options()).  Unknown options print the usage.
+// Every option of stap(1) that a script user relies on is accepted; those
+// of passes 3-5 flow into the back end and the run (driver/session.cpp).
+// Unknown options print the usage.
 #pragma once
 
 #include <map>
@@ -35,7 +34,7 @@ struct Options {
   std::map<std::string, std::string> defines;  // -D NAME=VAL
   bool global_var_display = true;   // --no-global-var-display
 
-  // Recorded for passes 3-5.
+  // Passes 3-5.
   std::string target_command;       // -c CMD
   long target_pid = 0;              // -x PID
   std::string output_file;          // -o FILE
@@ -51,7 +50,7 @@ struct Options {
   std::vector<std::string> global_settings; // -G VAR=VAL
   bool suppress_handler_errors = false;     // --suppress-handler-errors
 
-  // "-c", "-o", ... as given, in order: what pass 5 would have used.
+  // "-c", "-o", ... as given, in order: the options of passes 3-5.
   std::vector<std::string> later_pass_options;
 
   int verbosity(int pass) const { return verbose[pass - 1]; }
