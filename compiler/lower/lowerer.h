@@ -1,0 +1,139 @@
+// The inside of pass 3's lowering (lower.h), shared by the files of this
+// directory:
+//   lower.cpp         the driver: globals, functions, probes, body setup
+//   context_rules.cpp what each function needs (user or kernel context,
+//                     recursion), and the located errors of the rules
+//   lower_expr.cpp    expressions
+//   lower_assign.cpp  assignments, ++/--, <<<, delete
+//   lower_stmt.cpp    statements
+//   lower_print.cpp   the print family -> printf/sprintf formats
+//   lower_target.cpp  tracepoint target variables -> record reads
+//   lower_probe.cpp   probe points -> ir::Probe specs (timers, tracefs)
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ast/ast.h"
+#include "base/tracefs.h"
+#include "elaborate/builtins.h"
+#include "lower/lower.h"
+
+namespace stap::lower {
+
+ir::Type ir_type(ast::Type t);
+
+// What a function's body needs, directly or through what it calls.
+struct FunctionFacts {
+  std::vector<const ast::FunctionDecl*> callees;
+  bool recursive = false;  // on a cycle of the call graph
+  // The first construct (in the body or a callee's) that only one side
+  // can run, described for messages: "foreach at t.stp:3:5".
+  std::string needs_user;
+  std::string needs_kernel;
+  std::string reaches_recursive;  // name of a recursive function it calls, or itself
+};
+
+// Everything known about the body being lowered.
+struct BodyState {
+  ir::Context context = ir::Context::user;
+  std::vector<ir::Type>* slots = nullptr;
+  std::unordered_map<const ast::VarDecl*, int> slot_of;
+  const tracefs::Format* event = nullptr;  // kernel.trace probes
+  bool in_function = false;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const Program& program, const LowerOptions& options, const SourceManager& sources,
+          Diagnostics& diags, ir::Module& out)
+      : program_(program), options_(options), sources_(sources), diags_(diags), out_(out) {}
+  bool run();
+
+  // ---- shared helpers (lower.cpp)
+  ir::Module& module() { return out_; }
+  ir::Node* make(ir::Op op, ir::Type t = ir::Type::none) { return out_.make(op, t); }
+  ir::Node* num(int64_t v);
+  ir::Node* str(std::string v);
+  ir::Node* nop() { return make(ir::Op::nop); }
+  // A located runtime-error site: "operator '/' at <input>:1:30".
+  uint32_t location(const ast::Expr& e);
+  uint32_t location(SourceLoc loc, const std::string& token);
+  std::string where(SourceLoc loc) const { return format_loc(sources_, loc); }
+  void error(SourceLoc loc, std::string message, std::string token = {});
+  int global_index(const ast::VarDecl* d) const;
+  int slot(const ast::VarDecl* d);
+  int add_temp(ir::Type t);
+  static int add_slot(std::vector<ir::Type>& slots, const ast::VarDecl* d);
+  int function_index(const ast::FunctionDecl* f) const;
+  BodyState& body() { return *body_; }
+
+  // ---- expressions (lower_expr.cpp)
+  ir::Node* expr(ast::Expr* e);
+  ir::Node* keys(ir::Node* into, const std::vector<ast::Expr*>& indexes);
+  // The statistic global a StatExpr/HistExpr/<<< operand names, with its keys
+  // appended to `into`.  -1 after an error.
+  int stats_operand(ast::Expr* operand, ir::Node* into);
+
+  // ---- assignments (lower_assign.cpp)
+  ir::Node* assign(ast::AssignExpr& n, bool statement);
+  ir::Node* incdec(ast::UnaryExpr& n);
+  ir::Node* delete_stmt(ast::DeleteStmt& n);
+
+  // ---- statements (lower_stmt.cpp)
+  ir::Node* stmt(ast::Stmt* s);
+
+  // ---- print family (lower_print.cpp)
+  bool is_print_family(const Builtin& b) const;
+  ir::Node* print_call(ast::CallExpr& call, const Builtin& b);
+  std::vector<ir::Node*> lower_values(const std::vector<ast::Expr*>& values);
+
+  // ---- calls and context rules (context_rules.cpp)
+  void compute_function_facts();
+  const FunctionFacts& facts(const ast::FunctionDecl* f) const { return facts_.at(f); }
+  ir::Node* call(ast::CallExpr& call);
+  void check_builtin_context(const ast::CallExpr& call, const Builtin& b);
+  void check_foreach_context(const ast::ForeachStmt& n);
+
+  // ---- target variables (lower_target.cpp)
+  // any_type: the value may be a long or a string (print's arguments).
+  ir::Node* target(ast::TargetSymbol& n, bool any_type = false);
+  std::optional<bool> target_defined(const ast::Expr* e);
+  ir::Node* field_read(const tracefs::Field& f, const ast::TargetSymbol& n);
+  ir::Node* pretty(ir::Node* read);
+  ir::Node* all_fields(const tracefs::Format& event, const ast::TargetSymbol& n);
+
+  // ---- probe points (lower_probe.cpp)
+  void lower_probe(const DerivedProbe& dp);
+
+ private:
+  void lower_globals();
+  void collect_histograms();
+  void lower_functions();
+  void lower_body(const DerivedProbe& dp, ir::Probe probe);
+  bool tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc);
+  const tracefs::Format* event_format(const tracefs::Event& e, SourceLoc loc);
+  void unsupported_point(const DerivedProbe& dp);
+  void lower_trace_points(const DerivedProbe& dp);
+
+  const Program& program_;
+  const LowerOptions& options_;
+  const SourceManager& sources_;
+  Diagnostics& diags_;
+  ir::Module& out_;
+  std::unordered_map<const ast::VarDecl*, int> globals_;
+  std::unordered_map<const ast::FunctionDecl*, int> functions_;
+  std::unordered_map<const ast::FunctionDecl*, FunctionFacts> facts_;
+  BodyState* body_ = nullptr;
+  // tracefs, read once per compilation.
+  std::string tracefs_root_;
+  bool tracefs_read_ = false;
+  std::string tracefs_error_;
+  std::vector<tracefs::Event> events_;
+  std::map<std::pair<std::string, std::string>, tracefs::Format> formats_;
+};
+
+}  // namespace stap::lower

@@ -1,0 +1,493 @@
+// Pass 3, first half: scripts through passes 1-2 (Frontend) and
+// lower_program, checked on the IR dump (ir/print.h) or on single nodes.
+// kernel.trace cases read this machine's real tracefs.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "driver/frontend.h"
+#include "ir/print.h"
+#include "lower/lower.h"
+
+namespace stap::test {
+
+namespace {
+
+struct Lowered {
+  std::unique_ptr<Frontend> frontend;
+  ir::Module module;
+  bool ok = false;
+  std::string messages;
+  std::string dump() const { return ir::print_module(module); }
+};
+
+Lowered lower(const std::string& script, LowerOptions options = {}) {
+  Lowered out;
+  FrontendConfig config;
+  config.tapset_dirs = {STAP_SOURCE_TAPSET_DIR};
+  config.elaborate.global_var_display = false;
+  out.frontend = std::make_unique<Frontend>(config);
+  Frontend& fe = *out.frontend;
+  REQUIRE(fe.load_tapsets());
+  REQUIRE(fe.parse_script("<input>", script));
+  bool elaborated = fe.elaborate();
+  std::ostringstream messages;
+  if (elaborated) {
+    options.script_name = "<input>";
+    out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
+  }
+  fe.diagnostics().flush(messages);
+  out.messages = messages.str();
+  if (!elaborated) FAIL("pass 2 failed:\n" << out.messages);
+  if (const char* dir = std::getenv("STAP_LOWER_DUMP")) {
+    static int n = 0;
+    std::ofstream(std::string(dir) + "/" + std::to_string(++n) + ".txt")
+        << script << "\n----\n" << out.dump() << "----\n" << out.messages;
+  }
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The first node of `op` in a pre-order walk, or null.
+const ir::Node* find_op(const ir::Node* n, ir::Op op) {
+  if (!n) return nullptr;
+  if (n->op == op) return n;
+  for (const ir::Node* k : n->kids)
+    if (const ir::Node* f = find_op(k, op)) return f;
+  return nullptr;
+}
+
+const ir::Global& global(const Lowered& l, const std::string& name) {
+  for (const ir::Global& g : l.module.globals)
+    if (g.name == name) return g;
+  FAIL("no global " << name);
+  return l.module.globals.at(0);
+}
+
+const ir::Node* find_in_probe(const Lowered& l, size_t probe, ir::Op op) {
+  REQUIRE(l.module.probes.size() > probe);
+  return find_op(l.module.probes[probe].body, op);
+}
+
+}  // namespace
+
+TEST_CASE("lower: globals, keys, init values and layout", "[lower]") {
+  Lowered l = lower(
+      "global n = 5, s = \"x\", a[100], w%, st\n"
+      "probe begin { a[\"k\", 1] = n; w[2] = s; st <<< 1; print(@count(st), a[\"k\",1], w[2]) }");
+  REQUIRE(l.ok);
+  REQUIRE(l.module.globals.size() == 5);
+  const ir::Global& n = global(l, "n");
+  CHECK(n.type == ir::Type::long_);
+  CHECK(n.init_num == 5);
+  CHECK(n.in_globals_map());
+  CHECK(global(l, "s").init_str == "x");
+  const ir::Global& a = global(l, "a");
+  CHECK(a.keys == std::vector<ir::Type>{ir::Type::string, ir::Type::long_});
+  CHECK(a.max_entries == 100);
+  CHECK(!a.map_name.empty());
+  CHECK(a.key_size == 128 + 8);
+  CHECK(global(l, "w").wrap);
+  CHECK(global(l, "w").type == ir::Type::string);
+  CHECK(global(l, "st").type == ir::Type::stats);
+  CHECK(global(l, "st").hist.kind == ir::HistShape::Kind::none);
+  // Every global's index is its position in module.globals.
+  const ir::Node* set = find_in_probe(l, 0, ir::Op::set_elem);
+  REQUIRE(set);
+  CHECK(l.module.globals.at(set->a).name == "a");
+}
+
+TEST_CASE("lower: histogram shapes come from the @hist uses", "[lower]") {
+  Lowered l = lower(
+      "global a, b, c\n"
+      "probe begin { a <<< 1; b <<< 2; c[1] <<< 3;\n"
+      "  print(@hist_linear(a, 0, 100, 10)); print(@hist_log(b)); println(@hist_log(c[1])) }");
+  REQUIRE(l.ok);
+  const ir::HistShape& a = global(l, "a").hist;
+  CHECK(a.kind == ir::HistShape::Kind::linear);
+  CHECK(a.low == 0);
+  CHECK(a.high == 100);
+  CHECK(a.step == 10);
+  CHECK(global(l, "b").hist.kind == ir::HistShape::Kind::log);
+  CHECK(global(l, "c").hist.kind == ir::HistShape::Kind::log);
+  // print and println of a histogram print it alone.
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "    print_hist a  @ identifier 'print' at <input>:3:3\n"));
+  CHECK(contains(dump, "      print_hist c  @ identifier 'println' at <input>:3:60\n"
+                       "        num:long 1\n"));
+  CHECK(!contains(dump, "printf"));
+}
+
+TEST_CASE("lower: @hist_log(x)[i] and stat_get", "[lower]") {
+  Lowered l = lower(
+      "global x\nprobe begin { x <<< 4; println(@hist_log(x)[3], @avg(x), @variance(x, 2)) }");
+  REQUIRE(l.ok);
+  const ir::Node* bucket = find_in_probe(l, 0, ir::Op::hist_bucket);
+  REQUIRE(bucket);
+  CHECK(bucket->a == 0);
+  REQUIRE(bucket->kids.size() == 1);
+  CHECK(bucket->kids[0]->a == 3);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "stat_get:long x @avg  @ operator '@avg' at <input>:2:49"));
+  CHECK(contains(dump, "stat_get:long x @variance shift=2"));
+}
+
+TEST_CASE("lower: print family formats", "[lower]") {
+  Lowered l = lower(
+      "probe begin { x = 1; s = \"a\";\n"
+      "  print(x, s); println(x, s); println();\n"
+      "  printd(\",\", x, s); printdln(\"%d \", x, s, x);\n"
+      "  t = sprint(x) . sprintln(s) . sprintd(\"-\", x, s) . sprintdln(\"+\", s, x);\n"
+      "  printf(\"%5d|%-3s\\n\", x, s); u = sprintf(\"<%x>\", x); print(t, u) }");
+  REQUIRE(l.ok);
+  const auto& f = l.module.formats;
+  std::vector<std::string> want = {"%d%s", "%d%s\n", "\n", "%d,%s", "%d%%d %s%%d %d\n",
+                                   "%d", "%s\n", "%d-%s", "%s+%d\n", "%5d|%-3s\n", "<%x>", "%s%s"};
+  for (const std::string& w : want) {
+    INFO(w);
+    CHECK(std::find(f.begin(), f.end(), w) != f.end());
+  }
+  const ir::Node* pf = find_in_probe(l, 0, ir::Op::printf);
+  REQUIRE(pf);
+  CHECK(l.module.formats[pf->a] == "%d%s");
+  CHECK(pf->kids.size() == 2);
+  CHECK(pf->loc != 0);
+  const ir::Node* spf = find_in_probe(l, 0, ir::Op::sprintf);
+  REQUIRE(spf);
+  CHECK(spf->type == ir::Type::string);
+}
+
+TEST_CASE("lower: += and ++ on globals and elements are atomic adds", "[lower]") {
+  Lowered l = lower(
+      "global c, a\n"
+      "probe begin { c += 2; c -= 1; ++c; x = c++; a[\"k\"] += 5; a[\"k\"]--; y = ++a[\"j\"];\n"
+      "  z = 1; z += 3; w = z++; print(x, y, w, c, a[\"k\"]) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "add_global:long c new\n        num:long 2\n"));
+  CHECK(contains(dump, "add_global:long c new\n        neg:long\n          num:long 1\n"));
+  CHECK(contains(dump, "add_global:long c old\n          num:long 1\n"));
+  CHECK(contains(dump, "add_elem:long a new  @ identifier 'a' at <input>:2:45\n"
+                       "        str:string \"k\"\n        num:long 5\n"));
+  CHECK(contains(dump, "add_elem:long a old  @ identifier 'a' at <input>:2:58\n"
+                       "        str:string \"k\"\n        num:long -1\n"));
+  // Locals: read, add, store; x++ yields the stored value minus the step.
+  CHECK(contains(dump, "set_local:long $2\n        add:long\n          local:long $2\n"
+                       "          num:long 3\n"));
+  CHECK(contains(dump, "sub:long\n          set_local:long $2\n"));
+}
+
+TEST_CASE("lower: other compound assignments read, compute and store", "[lower]") {
+  Lowered l = lower(
+      "global g, s, a\n"
+      "function k() { return 1 }\n"
+      "probe begin { g *= 3; s .= \"x\"; a[1] /= 2; a[k()] %= 4; print(g, s, a[1]) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "set_global:long g\n        mul:long\n          global:long g\n"));
+  CHECK(contains(dump, "set_global:string s\n        concat:string\n          global:string s\n"));
+  CHECK(contains(dump, "set_elem:long a  @ identifier 'a' at <input>:3:33\n"
+                       "        num:long 1\n        div:long  @ operator '/=' at <input>:3:38\n"));
+  // A key with a side effect is evaluated once, into a temporary.
+  CHECK(contains(dump, "    block\n      expr\n        set_local:long $0\n          call:long k\n"));
+}
+
+TEST_CASE("lower: <<<, in, delete and the '*' of slices", "[lower]") {
+  Lowered l = lower(
+      "global s, a, b\n"
+      "probe begin { s[1] <<< 5; a[1, \"x\"] = 2; b = 3;\n"
+      "  if ([1, *] in a) delete a[*, \"x\"]; delete a; delete b; print(@sum(s[1])) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "stat_add s\n        num:long 1\n        num:long 5\n"));
+  CHECK(contains(dump, "in_elem:long a\n        num:long 1\n        any\n"));
+  CHECK(contains(dump, "delete_elem a\n        any\n        str:string \"x\"\n"));
+  CHECK(contains(dump, "clear_global a\n"));
+  CHECK(contains(dump, "clear_global b\n"));
+}
+
+TEST_CASE("lower: loops, foreach ints, try/catch", "[lower]") {
+  Lowered l = lower(
+      "global a\n"
+      "probe begin { a[1, \"x\"] = 2;\n"
+      "  for (i = 0; i < 3; i++) { if (i == 1) continue; break }\n"
+      "  while (0) next;\n"
+      "  foreach ([k1, k2-] in a[*, \"x\"] limit 5) print(k1, k2);\n"
+      "  foreach (v = [k1, k2] in a) print(v);\n"
+      "  try { error(\"e\") } catch (msg) { print(msg) } }");
+  REQUIRE(l.ok);
+  const ir::Probe& p = l.module.probes[0];
+  const ir::Node* fe = find_op(p.body, ir::Op::foreach);
+  REQUIRE(fe);
+  REQUIRE(fe->ints.size() == 7);
+  CHECK(fe->ints[0] == -1);  // no value
+  CHECK(fe->ints[1] == 2);   // sort on key 2
+  CHECK(fe->ints[2] == -1);  // descending
+  CHECK(fe->ints[4] == 0);   // not a histogram
+  CHECK(p.slots.at(fe->ints[5]) == ir::Type::long_);
+  CHECK(p.slots.at(fe->ints[6]) == ir::Type::string);
+  REQUIRE(fe->kids.size() == 4);
+  CHECK(fe->kids[1]->op == ir::Op::num);  // limit
+  CHECK(fe->kids[2]->op == ir::Op::any);
+  CHECK(fe->kids[3]->op == ir::Op::str);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "foreach a value=- keys=$1,$2 sort=key2- aggregate=@count\n"));
+  CHECK(contains(dump, "foreach a value=$3 keys=$1,$2 aggregate=@count\n"));
+  CHECK(contains(dump, "    block\n      expr\n        set_local:long $0\n          num:long 0\n"
+                       "      loop\n        lt:long\n"));
+  CHECK(contains(dump, "    loop\n      num:long 0\n      next\n      nop\n"));
+  const ir::Node* t = find_op(p.body, ir::Op::try_);
+  REQUIRE(t);
+  CHECK(p.slots.at(t->a) == ir::Type::string);
+  CHECK(contains(dump, "error  @ identifier 'error' at <input>:7:9\n"));
+}
+
+TEST_CASE("lower: operators by operand type, ternary, regex, >>>", "[lower]") {
+  Lowered l = lower(
+      "probe begin { s = \"a\"; x = 5; print(s < \"b\", x < 6, s == \"a\", x ? 1 : 2,\n"
+      "  s =~ \"^a\", s !~ \"b\", x >>> 1, x / 2, x % 3, -x, !x, ~x, x && 1) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "str_lt:long\n"));
+  CHECK(contains(dump, "    lt:long\n"));
+  CHECK(contains(dump, "str_eq:long\n"));
+  CHECK(contains(dump, "cond:long\n"));
+  CHECK(contains(dump, "regex_match:long =~ \"^a\"\n"));
+  CHECK(contains(dump, "regex_match:long !~ \"b\"\n"));
+  CHECK(contains(dump, "div:long  @ operator '/' at <input>:2:35\n"));
+  CHECK(contains(dump, "mod:long  @ operator '%' at <input>:2:42\n"));
+  CHECK(contains(dump, "bit_and:long\n            shr:long\n"));
+  CHECK(contains(dump, "log_and:long\n"));
+}
+
+TEST_CASE("lower: functions, slots and recursion", "[lower]") {
+  Lowered l = lower(
+      "function fact(n) { if (n <= 1) return 1; return n * fact(n - 1) }\n"
+      "function twice:string (s:string) { t = s . s; return t }\n"
+      "probe begin { print(fact(5), twice(\"a\")) }");
+  REQUIRE(l.ok);
+  const auto& fns = l.module.functions;
+  REQUIRE(fns.size() == 2);
+  auto by_name = [&](const std::string& n) -> const ir::Function& {
+    for (const ir::Function& f : fns)
+      if (f.name == n) return f;
+    FAIL("no function " << n);
+    return fns[0];
+  };
+  const ir::Function& fact = by_name("fact");
+  CHECK(fact.recursive);
+  CHECK(fact.param_count == 1);
+  CHECK(fact.ret == ir::Type::long_);
+  const ir::Function& twice = by_name("twice");
+  CHECK(!twice.recursive);
+  CHECK(twice.slots == std::vector<ir::Type>{ir::Type::string, ir::Type::string});
+  CHECK(twice.ret == ir::Type::string);
+}
+
+TEST_CASE("lower: probe kinds, sequences and timer periods", "[lower]") {
+  Lowered l = lower(
+      "global n\n"
+      "probe begin(-1) { n++ } probe end { n++ } probe error(3) { n++ } probe never { n++ }\n"
+      "probe timer.ms(250) { n++ } probe timer.s(2).randomize(1) { n++ }\n"
+      "probe timer.hz(4) { n++ } probe timer.jiffies(5) { n++ } probe timer.us(100) { n++ }\n"
+      "probe begin if (n > 0) { n++ }\n");
+  REQUIRE(l.ok);
+  const auto& p = l.module.probes;
+  REQUIRE(p.size() == 10);
+  CHECK(p[0].kind == ir::ProbeKind::begin);
+  CHECK(p[0].sequence == -1);
+  CHECK(p[1].kind == ir::ProbeKind::end);
+  CHECK(p[2].kind == ir::ProbeKind::error);
+  CHECK(p[2].sequence == 3);
+  CHECK(p[3].kind == ir::ProbeKind::never);
+  CHECK(p[4].kind == ir::ProbeKind::timer);
+  CHECK(p[4].period_ns == 250000000);
+  CHECK(p[5].period_ns == 2000000000);
+  CHECK(p[5].randomize_ns == 1000000000);
+  CHECK(p[6].period_ns == 250000000);
+  CHECK(p[7].period_ns == 5 * 4000000);  // CONFIG_HZ assumed 250
+  CHECK(p[8].period_ns == 100000);
+  for (const ir::Probe& probe : p) CHECK(probe.context == ir::Context::user);
+  CHECK(p[4].pp == "timer.ms(250)");
+  // probe P if (cond): the body under an if.
+  REQUIRE(p[9].body->kids.size() == 1);
+  CHECK(p[9].body->kids[0]->op == ir::Op::if_);
+
+  LowerOptions hz1000;
+  hz1000.kernel_hz = 1000;
+  Lowered k = lower("probe timer.jiffies(5) { exit() }", hz1000);
+  REQUIRE(k.ok);
+  CHECK(k.module.probes[0].period_ns == 5000000);
+}
+
+TEST_CASE("lower: unsupported probe families are located errors", "[lower]") {
+  Lowered l = lower("probe perf.sw.cpu_clock { exit() }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages, "semantic error: probe point kind 'perf.type.config' is not "
+                             "supported yet by this engine: identifier 'perf' at"));
+}
+
+// ---------------------------------------------------------------- kernel.trace
+
+TEST_CASE("lower: kernel.trace wildcards expand over tracefs", "[lower]") {
+  Lowered l = lower("global n\nprobe kernel.trace(\"sched:sched_process_*\") { n++ }");
+  REQUIRE(l.ok);
+  const auto& p = l.module.probes;
+  CHECK(p.size() >= 3);
+  bool fork = false;
+  for (const ir::Probe& probe : p) {
+    CHECK(probe.kind == ir::ProbeKind::tracepoint);
+    CHECK(probe.context == ir::Context::kernel);
+    CHECK(probe.system == "sched");
+    CHECK(probe.event.starts_with("sched_process_"));
+    CHECK(probe.pp == "kernel.trace(\"sched:" + probe.event + "\")");
+    fork = fork || probe.event == "sched_process_fork";
+  }
+  CHECK(fork);
+  // A bare name searches every system.
+  Lowered bare = lower("global n\nprobe kernel.trace(\"sched_switch\") { n++ }");
+  REQUIRE(bare.ok);
+  REQUIRE(bare.module.probes.size() == 1);
+  CHECK(bare.module.probes[0].system == "sched");
+}
+
+TEST_CASE("lower: kernel.trace with no match", "[lower]") {
+  Lowered l = lower("global n\nprobe kernel.trace(\"nosuch:nothing_here\") { n++ }");
+  CHECK(!l.ok);
+  CHECK(l.messages ==
+        "semantic error: while resolving probe point: identifier 'kernel' at <input>:2:7\n"
+        "        source: probe kernel.trace(\"nosuch:nothing_here\") { n++ }\n"
+        "                      ^\n\n"
+        "semantic error: no match\n\n");
+  Lowered opt = lower("global n\nprobe kernel.trace(\"nosuch:x\")? { n++ } probe begin { n++ }");
+  CHECK(opt.ok);
+  CHECK(opt.module.probes.size() == 1);
+}
+
+TEST_CASE("lower: tracepoint fields of syscalls:sys_enter_openat", "[lower]") {
+  Lowered l = lower(
+      "probe kernel.trace(\"syscalls:sys_enter_openat\") {\n"
+      "  printf(\"%d %x %d %d\\n\", $dfd, $filename, $flags, $mode) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "tp_field:long offset=16 size=8 unsigned\n"
+                       "        tp_field:long offset=24 size=8 unsigned\n"
+                       "        tp_field:long offset=32 size=8 unsigned\n"
+                       "        tp_field:long offset=40 size=8 unsigned\n"));
+}
+
+TEST_CASE("lower: char arrays, $$vars, $$name, $$system", "[lower]") {
+  Lowered l = lower(
+      "probe kernel.trace(\"sched:sched_switch\") {\n"
+      "  println($prev_comm);\n"
+      "  printf(\"%d %s %s %s\\n\", $prev_pid, $$name, $$system, $$vars) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  CHECK(contains(dump, "tp_chars:string offset=8 length=16\n"));
+  CHECK(contains(dump, "tp_field:long offset=24 size=4 signed\n"));
+  CHECK(contains(dump, "str:string \"sched_switch\"\n        str:string \"sched\"\n"));
+  const auto& f = l.module.formats;
+  CHECK(std::find(f.begin(), f.end(),
+                  "prev_comm=\"%s\" prev_pid=%#x prev_prio=%#x prev_state=%#x "
+                  "next_comm=\"%s\" next_pid=%#x next_prio=%#x") != f.end());
+}
+
+TEST_CASE("lower: __data_loc strings and fixed arrays", "[lower]") {
+  // irq_handler_entry: int irq; __data_loc char[] name.
+  Lowered l = lower("probe kernel.trace(\"irq:irq_handler_entry\") { println($irq, $name) }");
+  REQUIRE(l.ok);
+  CHECK(contains(l.dump(), "tp_dataloc:string offset=12\n"));
+  Lowered a = lower("probe kernel.trace(\"raw_syscalls:sys_enter\") { println($id, $args[2]) }");
+  REQUIRE(a.ok);
+  // long id at 8, unsigned long args[6] at 16: args[2] at 32.
+  CHECK(contains(a.dump(), "tp_field:long offset=8 size=8 signed\n"
+                           "        tp_field:long offset=32 size=8 unsigned\n"));
+}
+
+TEST_CASE("lower: unknown tracepoint field lists the alternatives", "[lower]") {
+  Lowered l = lower("probe kernel.trace(\"syscalls:sys_enter_close\") { println($nope) }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages,
+                 "semantic error: unable to find tracepoint variable '$nope' (alternatives: "
+                 "$$parms, $$vars, $__syscall_nr, $fd, $$name, $$system): identifier '$nope' at "
+                 "<input>:1:58\n"));
+}
+
+TEST_CASE("lower: a string field used as a long is a type error", "[lower]") {
+  Lowered l = lower("probe kernel.trace(\"sched:sched_switch\") { println($prev_comm + 1) }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages, "type mismatch: tracepoint field '$prev_comm' (char prev_comm[16]) "
+                             "is a string, used here as a long"));
+}
+
+TEST_CASE("lower: @defined on tracepoint fields selects a branch", "[lower]") {
+  Lowered l = lower(
+      "probe kernel.trace(\"sched:sched_switch\") {\n"
+      "  if (@defined($nope)) println($nope) else println($next_pid) }");
+  REQUIRE(l.ok);
+  CHECK(contains(l.dump(), "tp_field:long offset=56 size=4 signed\n"));
+}
+
+// ---------------------------------------------------------------- context rules
+
+TEST_CASE("lower: foreach in kernel context is a located error", "[lower]") {
+  Lowered l = lower(
+      "global a\nprobe kernel.trace(\"sched:sched_switch\") { a[1] = 1; foreach (k in a) "
+      "print(k) }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages,
+                 "semantic error: foreach needs user context: iterate in an end or timer probe: "
+                 "keyword at <input>:2:54\n"));
+}
+
+TEST_CASE("lower: recursion and user-only functions from kernel context", "[lower]") {
+  Lowered l = lower(
+      "global a\n"
+      "function f(n) { return n ? f(n - 1) : 0 }\n"
+      "function g() { foreach (k in a) return k; return 0 }\n"
+      "probe kernel.trace(\"sched:sched_switch\") { a[1] = f(2) + g() }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages, "semantic error: function 'f' is recursive, and recursion cannot "
+                             "run in kernel context: make it iterative, or call it from a "
+                             "begin, end or timer probe: identifier 'f' at <input>:4:51\n"));
+  CHECK(contains(l.messages, "semantic error: function 'g' uses foreach at <input>:3:16, which "
+                             "needs user context: call it from a begin, end or timer probe: "
+                             "identifier 'g' at <input>:4:58\n"));
+  // The same from user context is fine.
+  Lowered u = lower(
+      "global a\n"
+      "function f(n) { return n ? f(n - 1) : 0 }\n"
+      "probe begin { a[1] = f(2); foreach (k in a) print(k) }");
+  CHECK(u.ok);
+}
+
+TEST_CASE("lower: a kernel-only builtin in a user-context probe", "[lower]") {
+  Lowered l = lower("probe begin { println(probefunc()) }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages, "'probefunc' needs a kernel probe context"));
+  CHECK(contains(l.messages, "identifier 'probefunc' at <input>:1:23\n"));
+  Lowered k = lower("probe kernel.trace(\"sched:sched_switch\") { println(probefunc()) }");
+  CHECK(k.ok);
+  // Printing a histogram from kernel context is fine.
+  Lowered h = lower(
+      "global s\nprobe kernel.trace(\"sched:sched_switch\") { s <<< 1; print(@hist_log(s)) }");
+  CHECK(h.ok);
+}
+
+}  // namespace stap::test
