@@ -1,0 +1,185 @@
+/* BPF-side runtime helpers: the parts of kernel-context code that are
+ * easier to write in C than to emit as LLVM IR.  compiler/codegen links
+ * this file's bitcode into every script's module (LinkOnlyNeeded), so only
+ * what a script calls ends up in its object.
+ *
+ * Every function is always_inline: after inlining, the length and shape
+ * arguments are constants, so the verifier sees fixed bounds, and map
+ * pointers passed in become the ld_imm64 map references the verifier
+ * requires.  Nothing here is ever a BPF-to-BPF call.
+ *
+ * MAXSTRINGLEN is not known when this file is compiled: string functions
+ * take it as `n`.  Every string pointer the generated code hands over
+ * points to at least n readable bytes (see compiler/codegen/README.md).
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "stap_layout.h"
+
+#define STP_INLINE __attribute__((always_inline))
+
+/* ---- strings */
+
+/* <0, 0, >0 as strcmp, over at most n bytes.  Each exit returns a value
+ * that does not depend on the index, so the verifier can prune the paths
+ * that leave the loop at different iterations. */
+STP_INLINE long stp_strcmp(const char *a, const char *b, long n)
+{
+	for (long i = 0; i < n; i++) {
+		unsigned char ca = a[i], cb = b[i];
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			return 0;
+	}
+	return 0;
+}
+
+/* Length of s, using tmp (n bytes) as the copy target of the one helper
+ * call that measures it: a loop would leave the verifier one state per
+ * possible length. */
+STP_INLINE long stp_strlen(const char *s, char *tmp, long n)
+{
+	long r = bpf_probe_read_kernel_str(tmp, n, s);
+	return r > 0 ? r - 1 : 0;
+}
+
+/* dst = a . b, cut to n - 1 characters.  dst must have 2 * n bytes: the
+ * verifier does not relate the offset of the second copy to its size, so
+ * it checks offset (< n) and size (<= n) separately. */
+STP_INLINE void stp_concat(char *dst, const char *a, const char *b, long n)
+{
+	long la = bpf_probe_read_kernel_str(dst, n, a);
+	if (la < 1) {
+		dst[0] = 0;
+		la = 1;
+	}
+	la -= 1;
+	if (la > n - 1)
+		la = n - 1;
+	long rest = n - la;
+	if (rest < 1 || rest > n)
+		return;
+	bpf_probe_read_kernel_str(dst + la, rest, b);
+}
+
+/* ---- statistics (struct stap_stat, one per CPU) */
+
+STP_INLINE long stp_hist_log_bucket(long v)
+{
+	if (v == 0)
+		return 64;
+	unsigned long m = v > 0 ? (unsigned long)v : -(unsigned long)v;
+	long bits = 64 - __builtin_clzll(m);
+	return v > 0 ? 64 + bits : 64 - bits;
+}
+
+/* As loader/histogram_output.h numbers them: 0 underflow, nb-1 overflow. */
+STP_INLINE long stp_hist_linear_bucket(long v, long lo, long step, long nb)
+{
+	if (v < lo)
+		return 0;
+	unsigned long idx = ((unsigned long)v - (unsigned long)lo) / (unsigned long)step + 1;
+	if (idx > (unsigned long)(nb - 1))
+		idx = nb - 1;
+	return idx;
+}
+
+/* kind: 0 no histogram, 1 log, 2 linear (ir::HistShape::Kind). */
+STP_INLINE void stp_stat_add(struct stap_stat *s, long v, long kind, long lo, long step, long nb)
+{
+	if (s->count == 0 || v < s->min)
+		s->min = v;
+	if (s->count == 0 || v > s->max)
+		s->max = v;
+	s->count += 1;
+	s->sum = (long)((unsigned long)s->sum + (unsigned long)v);
+	s->sum_squares = (long)((unsigned long)s->sum_squares +
+				(unsigned long)v * (unsigned long)v);
+	if (kind == 0)
+		return;
+	long idx = kind == 1 ? stp_hist_log_bucket(v) : stp_hist_linear_bucket(v, lo, step, nb);
+	if (idx >= 0 && idx < nb)
+		s->buckets[idx] += 1;
+}
+
+/* One aggregate of a per-CPU statistic merged over CPUs 0 .. max_cpus-1
+ * (stopping at the first CPU the map has no slot for).  op: 0 count, 1 sum,
+ * 2 min, 3 max, 4 avg (returns the sum; the caller divides), 6 bucket
+ * `bucket`.  *count_out gets the merged count, so the caller can raise
+ * "empty aggregate". */
+STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket, long nb,
+			       long max_cpus, long *count_out)
+{
+	long count = 0, sum = 0, min = 0, max = 0, hits = 0;
+	for (long cpu = 0; cpu < max_cpus; cpu++) {
+		struct stap_stat *s = bpf_map_lookup_percpu_elem(map, key, cpu);
+		if (!s)
+			break;
+		if (s->count == 0)
+			continue;
+		if (count == 0 || s->min < min)
+			min = s->min;
+		if (count == 0 || s->max > max)
+			max = s->max;
+		count += s->count;
+		sum = (long)((unsigned long)sum + (unsigned long)s->sum);
+		if (op == 6 && bucket >= 0 && bucket < nb)
+			hits += s->buckets[bucket];
+	}
+	*count_out = count;
+	switch (op) {
+	case 0: return count;
+	case 1: case 4: return sum;
+	case 2: return min;
+	case 3: return max;
+	case 6: return hits;
+	}
+	return 0;
+}
+
+/* ---- the current task, through CO-RE (libbpf relocates the offsets) */
+
+typedef struct { unsigned int val; } kuid_t;
+typedef struct { unsigned int val; } kgid_t;
+
+struct cred {
+	kuid_t euid;
+	kgid_t egid;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	struct task_struct *real_parent;
+	int tgid;
+	char comm[16];
+	const struct cred *cred;
+} __attribute__((preserve_access_index));
+
+STP_INLINE long stp_ppid(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(t, real_parent, tgid);
+}
+
+STP_INLINE long stp_euid(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(t, cred, euid.val);
+}
+
+STP_INLINE long stp_egid(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return BPF_CORE_READ(t, cred, egid.val);
+}
+
+/* The parent's comm into dst (n bytes, n >= 16). */
+STP_INLINE void stp_pexecname(char *dst, long n)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *p = BPF_CORE_READ(t, real_parent);
+	if (bpf_core_read_str(dst, 16, &p->comm) < 0)
+		dst[0] = 0;
+}

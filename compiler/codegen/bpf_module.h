@@ -1,0 +1,117 @@
+// An LLVM module being built for the BPF target: maps and globals with the
+// debug info libbpf and the kernel need (BTF comes only from debug info),
+// programs with their subprograms, helper calls, and the steps after
+// building: linking the bpf_runtime bitcode, optimising, emitting ELF.
+//
+// Facts this relies on (see bpf_runtime/README.md and loader/README.md):
+// maps are `.maps` globals whose debug type is an anonymous struct of
+// pointer members (libbpf's __uint/__type); every DISubprogram parameter
+// has a name; functions linked from bitcode that stay out of line must be
+// local in their debug info; maps are never internalised.
+#pragma once
+
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stap::codegen {
+
+// BPF helper ids (include/uapi/linux/bpf.h).
+enum Helper : int {
+  kMapLookupElem = 1,
+  kMapUpdateElem = 2,
+  kMapDeleteElem = 3,
+  kKtimeGetNs = 5,
+  kGetPrandomU32 = 7,
+  kGetSmpProcessorId = 8,
+  kGetCurrentPidTgid = 14,
+  kGetCurrentUidGid = 15,
+  kGetCurrentComm = 16,
+  kProbeReadUser = 112,
+  kProbeReadKernel = 113,
+  kProbeReadUserStr = 114,
+  kProbeReadKernelStr = 115,
+  kRingbufReserve = 131,
+  kRingbufSubmit = 132,
+  kSnprintf = 165,
+};
+
+// enum bpf_map_type values used.
+enum MapType : unsigned {
+  kMapHash = 1,
+  kMapArray = 2,
+  kMapPercpuHash = 5,
+  kMapPercpuArray = 6,
+  kMapLruHash = 9,
+  kMapRingbuf = 27,
+};
+inline constexpr unsigned kMapFlagMmapable = 1u << 10;  // BPF_F_MMAPABLE
+
+struct MapSpec {
+  std::string name;
+  unsigned type = 0;
+  unsigned max_entries = 0;
+  unsigned flags = 0;
+  unsigned key_size = 0;    // 0: no key member (ring buffer)
+  unsigned value_size = 0;  // 0: no value member
+};
+
+// The BPF target machine (CPU v3), created once per process.
+llvm::TargetMachine& bpf_target_machine();
+
+class BpfModule {
+ public:
+  BpfModule(llvm::LLVMContext& ctx, const std::string& name);
+
+  llvm::Module& module() { return *mod_; }
+  llvm::IRBuilder<>& b() { return b_; }
+
+  llvm::GlobalVariable* add_map(const MapSpec& spec);
+  // A read-only byte table in .rodata (string literals and formats).
+  llvm::GlobalVariable* add_rodata(const std::string& name, const std::string& bytes);
+  void add_license(const char* license);
+  // A non-BPF section the runtime reads (the serialised module).
+  void add_blob_section(const std::string& section, const std::string& bytes);
+
+  // Starts `int name(void *ctx)` in `section`; the builder is placed in
+  // its entry block.
+  llvm::Function* begin_program(const std::string& name, const std::string& section);
+  void set_line(unsigned line);
+
+  llvm::Value* call_helper(int id, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
+  llvm::AllocaInst* entry_alloca(llvm::Type* ty, const llvm::Twine& name);
+
+  // Links the embedded bpf_runtime bitcode (only what is used), makes the
+  // linked functions local, finalises debug info and verifies.
+  bool finish(std::string& error);
+  // O2 with the BPF target's IR passes, then the ELF bytes.
+  void optimize();
+  bool emit_object(std::string& out, std::string& error);
+
+  llvm::Type *i8, *i32, *i64, *ptr;
+
+ private:
+  llvm::DIType* di_byte_array(uint64_t n);
+  llvm::DIType* int_ptr_to_array(uint64_t n);
+
+  llvm::LLVMContext& ctx_;
+  std::unique_ptr<llvm::Module> mod_;
+  llvm::DIBuilder dib_;
+  llvm::DIFile* file_;
+  llvm::DICompileUnit* cu_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* cur_fn_ = nullptr;
+  llvm::DISubprogram* cur_sp_ = nullptr;
+  llvm::DISubroutineType* prog_type_;
+  llvm::DIBasicType *di_int_, *di_char_;
+  llvm::DIType* di_voidptr_;
+  std::vector<llvm::GlobalValue*> used_;
+};
+
+}  // namespace stap::codegen

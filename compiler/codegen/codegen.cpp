@@ -1,0 +1,168 @@
+// generate_object(): the module's maps, one program per kernel-context
+// probe, the bpf_runtime bitcode, O2, and the ELF bytes with the
+// serialised module in its metadata section.
+#include "codegen/codegen.h"
+
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <fstream>
+
+#include "bpf_runtime/stap_layout.h"
+#include "codegen/bpf_module.h"
+#include "codegen/emitter.h"
+#include "ir/serialize.h"
+
+using namespace llvm;
+
+namespace stap {
+
+namespace {
+
+using namespace codegen;
+
+// LLVM reports backend errors (say, an unsupported instruction) through
+// the context; the default handler would exit the process.
+struct DiagnosticCollector : DiagnosticHandler {
+  std::string* errors;
+  explicit DiagnosticCollector(std::string* e) : errors(e) {}
+  bool handleDiagnostics(const DiagnosticInfo& di) override {
+    if (di.getSeverity() == DS_Error) {
+      raw_string_ostream os(*errors);
+      DiagnosticPrinterRawOStream printer(os);
+      di.print(printer);
+      os << "\n";
+    }
+    return true;
+  }
+};
+
+// Bound of the loops that merge per-CPU statistics: this machine's
+// possible CPUs, rounded up to 64 so that similar machines share objects.
+// The loops stop early at the first CPU the map has no slot for.
+int64_t merge_cpu_bound() {
+  std::ifstream in("/sys/devices/system/cpu/possible");
+  std::string text;
+  std::getline(in, text);
+  int64_t last = 0;
+  size_t dash = text.find_last_of("-,");
+  try {
+    last = std::stoll(dash == std::string::npos ? text : text.substr(dash + 1));
+  } catch (...) {
+    last = 255;
+  }
+  return ((last + 1 + 63) / 64) * 64;
+}
+
+GlobalVariable* placeholder(Module& m, const char* name) {
+  return new GlobalVariable(m, Type::getInt8Ty(m.getContext()), false, GlobalValue::ExternalLinkage,
+                            nullptr, name);
+}
+
+void add_global_maps(ModuleState& ms) {
+  const ir::Module& m = ms.ir;
+  ms.global_maps.assign(m.globals.size(), nullptr);
+  for (size_t i = 0; i < m.globals.size(); ++i) {
+    const ir::Global& g = m.globals[i];
+    if (g.in_globals_map()) continue;
+    MapSpec spec;
+    spec.name = g.map_name;
+    spec.value_size = g.value_size;
+    if (g.type == ir::Type::stats && !g.is_array()) {
+      spec.type = kMapPercpuArray;
+      spec.max_entries = 1;
+      spec.key_size = 4;
+    } else {
+      spec.type = g.type == ir::Type::stats ? kMapPercpuHash : g.wrap ? kMapLruHash : kMapHash;
+      spec.max_entries = unsigned(g.max_entries ? g.max_entries : m.limits.maxmapentries);
+      spec.key_size = g.key_size;
+    }
+    ms.global_maps[i] = ms.bpf.add_map(spec);
+  }
+}
+
+// Programs for the kernel-context probes; false with `error` set when one
+// uses what kernel context cannot run.
+bool emit_programs(ModuleState& ms, std::string& error) {
+  for (size_t i = 0; i < ms.ir.probes.size(); ++i) {
+    ir::Probe& p = ms.ir.probes[i];
+    if (p.context != ir::Context::kernel) continue;
+    if (p.kind != ir::ProbeKind::tracepoint) {
+      error = std::string("no kernel-context code for ") + ir::probe_kind_name(p.kind) + " probes";
+      return false;
+    }
+    std::string name = "probe_" + std::to_string(i);
+    try {
+      ProgramEmitter(ms, p).emit(name, "tracepoint/" + p.system + "/" + p.event);
+    } catch (const CodegenError& e) {
+      error = std::string(e.what()) + " in probe " + p.pp;
+      return false;
+    }
+    p.program_name = name;
+  }
+  return true;
+}
+
+// Replaces the placeholders with the scratch map, sized now that every
+// program is built, and the literal table.
+void add_late_globals(ModuleState& ms) {
+  GlobalVariable* scratch = ms.bpf.add_map(
+      {STAP_SCRATCH_MAP, kMapPercpuArray, 1, 0, 4, (ms.scratch_size + 7) & ~7u});
+  ms.scratch_map->replaceAllUsesWith(scratch);
+  ms.scratch_map->eraseFromParent();
+  if (ms.rodata_bytes.empty()) ms.rodata_bytes.push_back('\0');
+  GlobalVariable* rodata = ms.bpf.add_rodata("stap_rodata", ms.rodata_bytes);
+  ms.rodata->replaceAllUsesWith(rodata);
+  ms.rodata->eraseFromParent();
+}
+
+std::string probe_ir_text(const ir::Module& m, Module& llvm_module) {
+  std::string text;
+  raw_string_ostream os(text);
+  for (const ir::Probe& p : m.probes) {
+    if (p.program_name.empty()) continue;
+    os << "; probe " << p.pp << "\n";
+    if (Function* f = llvm_module.getFunction(p.program_name)) f->print(os);
+    os << "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+CodegenResult generate_object(ir::Module& module, const CodegenOptions& options) {
+  CodegenResult res;
+  uint32_t globals_size = ir::assign_layout(module);
+  LLVMContext ctx;
+  std::string llvm_errors;
+  ctx.setDiagnosticHandler(std::make_unique<DiagnosticCollector>(&llvm_errors));
+  BpfModule bpf(ctx, module.script_name.empty() ? "<input>" : module.script_name);
+  ModuleState ms{module, bpf, module.limits.maxstringlen, merge_cpu_bound()};
+  if (ms.maxlen < 2 || ms.maxlen > 4096) {
+    res.error = "MAXSTRINGLEN must be between 2 and 4096 for kernel context";
+    return res;
+  }
+  ms.globals_map = bpf.add_map({STAP_GLOBALS_MAP, kMapArray, 1, kMapFlagMmapable, 4, globals_size});
+  ms.events_map = bpf.add_map({STAP_EVENTS_MAP, kMapRingbuf, 4u << 20, 0, 0, 0});
+  add_global_maps(ms);
+  ms.scratch_map = placeholder(bpf.module(), "stap_scratch.placeholder");
+  ms.rodata = placeholder(bpf.module(), "stap_rodata.placeholder");
+  if (!emit_programs(ms, res.error)) return res;
+  add_late_globals(ms);
+  bpf.add_license("GPL");
+  bpf.add_blob_section(ir::kMetaSection, ir::serialize(module));
+  if (!bpf.finish(res.error)) return res;
+  bpf.optimize();
+  if (options.want_ir_text) res.ir_text = probe_ir_text(module, bpf.module());
+  if (!bpf.emit_object(res.object, res.error)) return res;
+  if (!llvm_errors.empty()) {
+    res.error = "LLVM: " + llvm_errors;
+    res.object.clear();
+    return res;
+  }
+  res.ok = true;
+  return res;
+}
+
+}  // namespace stap

@@ -1,0 +1,280 @@
+// Context functions, memory reads, printf/sprintf and exit in kernel context.
+#include <llvm/IR/Constants.h>
+
+#include <cctype>
+
+#include "base/format_string.h"
+#include "bpf_runtime/stap_layout.h"
+#include "codegen/emitter.h"
+
+using namespace llvm;
+
+namespace stap::codegen {
+
+Value* ProgramEmitter::builtin(const ir::Node* n) {
+  const std::string& name = n->s;
+  auto arg = [&](size_t i) { return expr(n->kids.at(i)); };
+  auto pid_tgid = [&] { return helper(kGetCurrentPidTgid, m_.i64, {}); };
+  auto uid_gid = [&] { return helper(kGetCurrentUidGid, m_.i64, {}); };
+  auto low32 = [&](Value* v) { return b_.CreateAnd(v, i64c(0xffffffff)); };
+  auto now_ns = [&] {
+    Value* off = b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, realtime_offset_ns)));
+    return b_.CreateAdd(helper(kKtimeGetNs, m_.i64, {}), off);
+  };
+  size_t nargs = n->kids.size();
+  if (name == "pid") return b_.CreateLShr(pid_tgid(), 32);
+  if (name == "tid") return low32(pid_tgid());
+  if (name == "ppid") return runtime_call("stp_ppid", m_.i64, {});
+  if (name == "uid") return low32(uid_gid());
+  if (name == "gid") return b_.CreateLShr(uid_gid(), 32);
+  if (name == "euid") return runtime_call("stp_euid", m_.i64, {});
+  if (name == "egid") return runtime_call("stp_egid", m_.i64, {});
+  if (name == "cpu") return b_.CreateZExt(helper(kGetSmpProcessorId, m_.i32, {}), m_.i64);
+  if (name == "target")
+    return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, target_pid)));
+  if (name == "pp") return rodata_ptr(ms_.literal(probe_.pp));
+  if (name == "gettimeofday_ns") return now_ns();
+  if (name == "gettimeofday_us") return b_.CreateUDiv(now_ns(), i64c(1000));
+  if (name == "gettimeofday_ms") return b_.CreateUDiv(now_ns(), i64c(1000000));
+  if (name == "gettimeofday_s") return b_.CreateUDiv(now_ns(), i64c(1000000000));
+  if (name == "execname" || name == "pexecname") {
+    if (ms_.maxlen < 16) unsupported(n, name + "() needs MAXSTRINGLEN of at least 16");
+    Value* tmp = string_temp();
+    if (name == "execname") helper(kGetCurrentComm, m_.i64, {tmp, i64c(16)});
+    else runtime_call("stp_pexecname", Type::getVoidTy(m_.module().getContext()), {tmp, i64c(ms_.maxlen)});
+    return tmp;
+  }
+  if (name == "strlen")
+    return runtime_call("stp_strlen", m_.i64, {arg(0), string_temp(), i64c(ms_.maxlen)});
+  if (name == "MAJOR") return b_.CreateAShr(arg(0), 20);
+  if (name == "MINOR") return b_.CreateAnd(arg(0), i64c((1 << 20) - 1));
+  if (name == "MKDEV") {
+    Value* major = arg(0);
+    return b_.CreateOr(b_.CreateShl(major, 20), arg(1));
+  }
+  if (name == "user_string" || name == "kernel_string") {
+    Value* addr = arg(0);
+    Value* err = nargs > 1 ? arg(1) : nullptr;
+    return read_string(n, name[0] == 'u', addr, nullptr, err);
+  }
+  if (name == "user_string_n" || name == "kernel_string_n") {
+    Value* addr = arg(0);
+    Value* limit = arg(1);
+    Value* err = nargs > 2 ? arg(2) : nullptr;
+    return read_string(n, name[0] == 'u', addr, limit, err);
+  }
+  static const struct { const char* name; unsigned size; const char* what; } kReads[] = {
+      {"kernel_long", 8, "long"}, {"kernel_int", 4, "int"}, {"kernel_short", 2, "short"},
+      {"kernel_char", 1, "char"}, {"kernel_pointer", 8, "pointer"}, {"user_long", 8, "long"},
+      {"user_int", 4, "int"}, {"user_short", 2, "short"}, {"user_char", 1, "char"},
+  };
+  for (const auto& r : kReads)
+    if (name == r.name) return read_number(n, name[0] == 'u', arg(0), r.size, r.what);
+  if (name == "exit") {
+    exit_record();
+    return nullptr;
+  }
+  if (name == "error") {
+    raise(n->loc, arg(0));
+    return nullptr;
+  }
+  unsupported(n, name + "() is not available in kernel context");
+}
+
+// user_string*/kernel_string*: a fault is stap's error, or err_msg when the
+// script gave one.  limit (user_string_n) caps the characters copied.
+Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Value* limit,
+                                   Value* err_msg) {
+  Value* dst = string_temp();
+  Value* size = i64c(ms_.maxlen);
+  if (limit) {
+    Value* l = b_.CreateSelect(b_.CreateICmpSLT(limit, i64c(0)), i64c(0), limit);
+    l = b_.CreateSelect(b_.CreateICmpSGT(l, i64c(ms_.maxlen - 1)), i64c(ms_.maxlen - 1), l);
+    size = b_.CreateAdd(l, i64c(1));
+  }
+  Value* src = b_.CreateIntToPtr(addr, m_.ptr);
+  Value* r = helper(user ? kProbeReadUserStr : kProbeReadKernelStr, m_.i64, {dst, size, src});
+  BasicBlock* fault = block("str_fault");
+  BasicBlock* done = block("str_read");
+  b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
+  b_.SetInsertPoint(fault);
+  if (err_msg) {
+    copy_string(dst, err_msg, ms_.maxlen);
+    b_.CreateBr(done);
+  } else {
+    std::string fmt = std::string(user ? "user" : "kernel") +
+                      " string copy fault at 0x%llx [man error::fault]";
+    Value* msg = string_temp();
+    AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+    b_.CreateStore(addr, data);
+    helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+    raise(n->loc, msg);
+  }
+  b_.SetInsertPoint(done);
+  return dst;
+}
+
+// kernel_<what>: a fault is an error; user_<what>: 0, as stap's tapset.
+Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, unsigned size,
+                                   const char* what) {
+  AllocaInst* tmp = m_.entry_alloca(m_.i64, "read");
+  b_.CreateStore(i64c(0), tmp);
+  Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
+                    {tmp, i64c(size), b_.CreateIntToPtr(addr, m_.ptr)});
+  BasicBlock* fault = block("read_fault");
+  BasicBlock* done = block("read_ok");
+  b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
+  b_.SetInsertPoint(fault);
+  if (user) {
+    b_.CreateStore(i64c(0), tmp);
+    b_.CreateBr(done);
+  } else {
+    std::string fmt = std::string("kernel ") + what + " copy fault at 0x%llx [man error::fault]";
+    Value* msg = string_temp();
+    AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+    b_.CreateStore(addr, data);
+    helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+    raise(n->loc, msg);
+  }
+  b_.SetInsertPoint(done);
+  Value* v = b_.CreateLoad(b_.getIntNTy(8 * size), tmp);
+  // int, short and char are signed C types; long and pointer are 8 bytes.
+  return size < 8 ? b_.CreateSExt(v, m_.i64) : v;
+}
+
+void ProgramEmitter::printf_record(const ir::Node* n) {
+  std::vector<PrintfPiece> pieces;
+  std::string err;
+  if (!parse_printf_format(ms_.ir.formats.at(size_t(n->a)), pieces, err))
+    unsupported(n, "bad printf format: " + err);
+  for (const PrintfPiece& p : pieces)
+    if (p.kind == PrintfPiece::Kind::conversion && (p.conversion == 'm' || p.conversion == 'M'))
+      unsupported(n, "printf %m/%M needs user context");
+  std::vector<const ir::Node*> args(n->kids.begin(), n->kids.end());
+  std::vector<Value*> values;
+  for (const ir::Node* k : args) values.push_back(expr(k));
+  submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values);
+}
+
+// One ring-buffer record: header, then 8 bytes per long and MAXSTRINGLEN
+// per string.  Arguments are evaluated before the reservation (an error in
+// them must not leave a reservation open).  A failed reservation is counted.
+void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<const ir::Node*>& args,
+                                   const std::vector<Value*>& values) {
+  int64_t size = sizeof(stap_record);
+  for (const ir::Node* a : args) size += a->type == ir::Type::string ? ms_.maxlen : 8;
+  Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
+  BasicBlock* fill = block("record");
+  BasicBlock* lost = block("record_lost");
+  BasicBlock* done = block("record_done");
+  b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
+  b_.SetInsertPoint(fill);
+  b_.CreateStore(b_.getInt32(kind), rec);
+  b_.CreateStore(id, byte_ptr(rec, 4));
+  int64_t off = sizeof(stap_record);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i]->type == ir::Type::string) {
+      copy_string(byte_ptr(rec, off), values[i], ms_.maxlen);
+      off += ms_.maxlen;
+    } else {
+      b_.CreateAlignedStore(values[i], byte_ptr(rec, off), MaybeAlign(off % 8 ? 1 : 8));
+      off += 8;
+    }
+  }
+  helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(lost);
+  atomic_inc(header_field(offsetof(stap_globals_header, lost_records)));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void ProgramEmitter::exit_record() {
+  submit_record(STAP_REC_EXIT, b_.getInt32(0), {}, {});
+  b_.CreateStore(i64c(1), header_field(offsetof(stap_globals_header, exit_requested)));
+}
+
+namespace {
+// The bpf_snprintf format for stap's pieces, or an empty string and `why`
+// when the kernel's formatter cannot print them exactly as stap does.
+std::string kernel_format(const std::vector<PrintfPiece>& pieces, std::string& why) {
+  std::string out;
+  for (const PrintfPiece& p : pieces) {
+    if (p.kind == PrintfPiece::Kind::literal) {
+      for (char c : p.text) {
+        auto u = static_cast<unsigned char>(c);
+        if (u >= 0x80 || (!std::isprint(u) && !std::isspace(u))) {
+          why = "non-printable text";
+          return {};
+        }
+        out += c == '%' ? "%%" : std::string(1, c);
+      }
+      continue;
+    }
+    char conv = p.conversion;
+    if (p.width == PrintfPiece::kFromArg || p.precision == PrintfPiece::kFromArg) {
+      why = "'*' widths";
+      return {};
+    }
+    if (p.precision != PrintfPiece::kNone) {
+      why = "a precision";
+      return {};
+    }
+    std::string width = p.width == PrintfPiece::kNone ? "" : std::to_string(p.width);
+    if (conv == 'p' || (p.flag == '#' && (conv == 'x' || conv == 'X'))) {
+      if (!width.empty()) {
+        why = "a width on %#x or %p";
+        return {};
+      }
+      out += conv == 'X' ? "0X%llX" : "0x%llx";
+      continue;
+    }
+    if (p.flag == '#' || (p.flag == '0' && (conv == 's' || conv == 'c'))) {
+      why = std::string("the flag '") + p.flag + "' on %" + conv;
+      return {};
+    }
+    std::string flag = p.flag ? std::string(1, p.flag) : "";
+    switch (conv) {
+      case 'd': case 'i': case 'u': case 'x': case 'X':
+        out += "%" + flag + width + "ll" + conv;
+        break;
+      case 's': case 'c':
+        out += "%" + flag + width + conv;
+        break;
+      default:
+        why = std::string("%") + conv;
+        return {};
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// sprintf through bpf_snprintf, for the formats it prints exactly as stap.
+Value* ProgramEmitter::sprintf_value(const ir::Node* n) {
+  std::vector<PrintfPiece> pieces;
+  std::string err;
+  const std::string& format = ms_.ir.formats.at(size_t(n->a));
+  if (!parse_printf_format(format, pieces, err)) unsupported(n, "bad sprintf format: " + err);
+  std::string why;
+  std::string kfmt = kernel_format(pieces, why);
+  if (kfmt.empty() && !why.empty())
+    unsupported(n, "this sprintf format needs user context (" + why + ")");
+  if (n->kids.size() > 12) unsupported(n, "sprintf with more than 12 values needs user context");
+  std::vector<Value*> values;
+  for (const ir::Node* k : n->kids) values.push_back(expr(k));
+  Value* out = string_temp();
+  Value* data = ConstantPointerNull::get(PointerType::get(m_.module().getContext(), 0));
+  if (!values.empty()) {
+    data = m_.entry_alloca(ArrayType::get(m_.i64, values.size()), "sprintf_args");
+    for (size_t i = 0; i < values.size(); ++i) {
+      Value* v = values[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(values[i], m_.i64) : values[i];
+      b_.CreateStore(v, byte_ptr(data, int64_t(8 * i)));
+    }
+  }
+  helper(kSnprintf, m_.i64, {out, i64c(ms_.maxlen), rodata_ptr(ms_.literal(kfmt, false)), data,
+                             i64c(int64_t(8 * values.size()))});
+  return out;
+}
+
+}  // namespace stap::codegen

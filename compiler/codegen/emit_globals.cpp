@@ -1,0 +1,277 @@
+// Globals: scalars in the globals map, arrays and statistics in maps of
+// their own (layout from ir::assign_layout, map types in codegen.h).
+#include <llvm/IR/Constants.h>
+
+#include "bpf_runtime/stap_layout.h"
+#include "codegen/emitter.h"
+
+using namespace llvm;
+
+namespace stap::codegen {
+
+namespace {
+constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
+constexpr int64_t kEExist = -17;
+
+std::string overflow_message(const ir::Global& g) {
+  // stap's wording names the limit that was hit.
+  if (g.max_entries) return "Array overflow, check size limit (" + std::to_string(g.max_entries) + ")";
+  return "Array overflow, check MAXMAPENTRIES";
+}
+}  // namespace
+
+Value* ProgramEmitter::global_ptr(const ir::Global& g) { return header_field(g.offset); }
+
+// The keys of `n` (its first nkeys kids) packed into a zeroed scratch
+// buffer: 8 bytes per long, MAXSTRINGLEN per string.  A scalar statistic's
+// key is the u32 0 of its one-entry array.
+Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys) {
+  if (!g.is_array()) {
+    Value* key = scratch_slot(8);
+    b_.CreateStore(i64c(0), key);
+    return key;
+  }
+  if (nkeys != g.keys.size()) unsupported(n, "wrong number of array indexes for " + g.name);
+  std::vector<Value*> values;
+  for (size_t i = 0; i < nkeys; ++i) {
+    if (n->kids.at(i)->op == ir::Op::any)
+      unsupported(n, "array slices ('*') need user context (begin, end or timer probes)");
+    values.push_back(expr(n->kids[i]));
+  }
+  Value* key = scratch_slot(g.key_size);
+  // Zero padding matters: the bytes after a string's NUL are part of the key.
+  b_.CreateMemSet(key, b_.getInt8(0), g.key_size, MaybeAlign(8));
+  int64_t off = 0;
+  for (size_t i = 0; i < nkeys; ++i) {
+    if (g.keys[i] == ir::Type::string) {
+      copy_string(byte_ptr(key, off), values[i], ms_.maxlen);
+      off += ms_.maxlen;
+    } else {
+      b_.CreateAlignedStore(values[i], byte_ptr(key, off), MaybeAlign(off % 8 ? 1 : 8));
+      off += 8;
+    }
+  }
+  return key;
+}
+
+Value* ProgramEmitter::array_op(const ir::Node* n) {
+  using ir::Op;
+  const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
+  bool str = g.type == ir::Type::string;
+  if (g.in_globals_map()) {
+    Value* p = global_ptr(g);
+    switch (n->op) {
+      case Op::global: return str ? p : b_.CreateLoad(m_.i64, p);
+      case Op::set_global: {
+        Value* v = expr(n->kids.at(0));
+        if (str) {
+          copy_string(p, v, ms_.maxlen);
+          return p;
+        }
+        b_.CreateStore(v, p);
+        return v;
+      }
+      case Op::add_global: {
+        Value* d = expr(n->kids.at(0));
+        Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
+        return n->b ? old : b_.CreateAdd(old, d);
+      }
+      default: unsupported(n, std::string(ir::op_name(n->op)) + " of the scalar " + g.name);
+    }
+  }
+  Value* map = ms_.global_maps.at(size_t(n->a));
+  if (n->op == Op::print_hist) {
+    Value* key = pack_key(g, n, g.keys.size());
+    uint32_t ksize = g.is_array() ? g.key_size : 0;
+    int64_t size = int64_t(sizeof(stap_record) + ksize);
+    Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
+    BasicBlock* fill = block("hist_record");
+    BasicBlock* lost = block("hist_lost");
+    BasicBlock* done = block("hist_done");
+    b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
+    b_.SetInsertPoint(fill);
+    b_.CreateStore(b_.getInt32(STAP_REC_PRINT_HIST), rec);
+    b_.CreateStore(b_.getInt32(uint32_t(n->a)), byte_ptr(rec, 4));
+    if (ksize) helper(kProbeReadKernel, m_.i64, {byte_ptr(rec, 8), i64c(ksize), key});
+    helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
+    b_.CreateBr(done);
+    b_.SetInsertPoint(lost);
+    atomic_inc(header_field(offsetof(stap_globals_header, lost_records)));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return nullptr;
+  }
+  if (g.type == ir::Type::stats) unsupported(n, std::string(ir::op_name(n->op)) + " of statistic " + g.name);
+  size_t nkeys = g.keys.size();
+  Value* key = pack_key(g, n, nkeys);
+  switch (n->op) {
+    case Op::elem: {
+      Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+      BasicBlock* hit = block("elem_hit");
+      BasicBlock* miss = block("elem_miss");
+      BasicBlock* done = block("elem");
+      Value* tmp = str ? string_temp() : nullptr;
+      b_.CreateCondBr(b_.CreateIsNull(p), miss, hit);
+      b_.SetInsertPoint(hit);
+      Value* v = str ? nullptr : b_.CreateLoad(m_.i64, p);
+      if (str) copy_string(tmp, p, ms_.maxlen);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(miss);
+      if (str) clear_string(tmp);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      if (str) return tmp;
+      PHINode* phi = b_.CreatePHI(m_.i64, 2);
+      phi->addIncoming(v, hit);
+      phi->addIncoming(i64c(0), miss);
+      return phi;
+    }
+    case Op::set_elem: {
+      Value* v = expr(n->kids.at(nkeys));
+      Value* src = v;
+      if (!str) {
+        src = m_.entry_alloca(m_.i64, "value");
+        b_.CreateStore(v, src);
+      }
+      Value* r = helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)});
+      BasicBlock* full = block("array_full");
+      BasicBlock* ok = block("set_elem");
+      b_.CreateCondBr(b_.CreateICmpNE(r, i64c(0)), full, ok);
+      b_.SetInsertPoint(full);
+      raise_literal(n->loc, overflow_message(g));
+      b_.SetInsertPoint(ok);
+      return v;
+    }
+    case Op::add_elem: return add_elem(n, g, map, key);
+    case Op::in_elem: {
+      Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+      return b_.CreateZExt(b_.CreateIsNotNull(p), m_.i64);
+    }
+    case Op::delete_elem:
+      helper(kMapDeleteElem, m_.i64, {map, key});
+      return nullptr;
+    default: unsupported(n, std::string(ir::op_name(n->op)) + " of the array " + g.name);
+  }
+}
+
+// a[k] += d, atomically per element: add in place when the element is
+// there, else insert d (BPF_NOEXIST); when another CPU inserted first,
+// add in place after all.
+Value* ProgramEmitter::add_elem(const ir::Node* n, const ir::Global& g, Value* map, Value* key) {
+  Value* d = expr(n->kids.at(g.keys.size()));
+  auto add_at = [&](Value* p) {
+    return b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
+  };
+  BasicBlock* done = block("add_elem");
+  PHINode* old;
+  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+  BasicBlock* hit = block("add_hit");
+  BasicBlock* insert = block("add_insert");
+  b_.CreateCondBr(b_.CreateIsNull(p), insert, hit);
+  b_.SetInsertPoint(hit);
+  Value* old_hit = add_at(p);
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(insert);
+  AllocaInst* val = m_.entry_alloca(m_.i64, "delta");
+  b_.CreateStore(d, val);
+  Value* r = helper(kMapUpdateElem, m_.i64, {map, key, val, i64c(kNoExist)});
+  BasicBlock* inserted = b_.GetInsertBlock();
+  BasicBlock* failed = block("add_failed");
+  BasicBlock* raced = block("add_raced");
+  BasicBlock* raced_hit = block("add_raced_hit");
+  BasicBlock* full = block("array_full");
+  b_.CreateCondBr(b_.CreateICmpEQ(r, i64c(0)), done, failed);
+  b_.SetInsertPoint(failed);
+  b_.CreateCondBr(b_.CreateICmpEQ(r, i64c(kEExist)), raced, full);
+  b_.SetInsertPoint(raced);
+  Value* p2 = helper(kMapLookupElem, m_.ptr, {map, key});
+  b_.CreateCondBr(b_.CreateIsNull(p2), full, raced_hit);
+  b_.SetInsertPoint(raced_hit);
+  Value* old_raced = add_at(p2);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(full);
+  raise_literal(n->loc, overflow_message(g));
+
+  b_.SetInsertPoint(done);
+  old = b_.CreatePHI(m_.i64, 3);
+  old->addIncoming(old_hit, hit);
+  old->addIncoming(i64c(0), inserted);
+  old->addIncoming(old_raced, raced_hit);
+  return n->b ? static_cast<Value*>(old) : b_.CreateAdd(old, d);
+}
+
+// x <<< v: this CPU's struct stap_stat, created zeroed on first use.
+void ProgramEmitter::stat_add(const ir::Node* n) {
+  const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
+  Value* map = ms_.global_maps.at(size_t(n->a));
+  Value* key = pack_key(g, n, g.keys.size());
+  Value* v = expr(n->kids.at(g.keys.size()));
+  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+  BasicBlock* have = block("stat_have");
+  BasicBlock* create = block("stat_create");
+  BasicBlock* full = block("stat_full");
+  BasicBlock* update = block("stat_update");
+  BasicBlock* from = b_.GetInsertBlock();
+  b_.CreateCondBr(b_.CreateIsNull(p), create, update);
+  b_.SetInsertPoint(create);
+  helper(kMapUpdateElem, m_.i64, {map, key, rodata_ptr(ms_.zeros(g.value_size)), i64c(kNoExist)});
+  Value* p2 = helper(kMapLookupElem, m_.ptr, {map, key});
+  b_.CreateCondBr(b_.CreateIsNull(p2), full, have);
+  b_.SetInsertPoint(full);
+  raise_literal(n->loc, overflow_message(g));
+  b_.SetInsertPoint(have);
+  b_.CreateBr(update);
+  b_.SetInsertPoint(update);
+  PHINode* s = b_.CreatePHI(m_.ptr, 2);
+  s->addIncoming(p, from);
+  s->addIncoming(p2, have);
+  const ir::HistShape& h = g.hist;
+  runtime_call("stp_stat_add", Type::getVoidTy(m_.module().getContext()),
+               {s, v, i64c(int64_t(h.kind)), i64c(h.low), i64c(h.step), i64c(h.buckets())});
+}
+
+// @count @sum @min @max @avg and @hist_*(x)[i], merged over CPUs.
+Value* ProgramEmitter::stat_get(const ir::Node* n) {
+  const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
+  Value* map = ms_.global_maps.at(size_t(n->a));
+  Value* key = pack_key(g, n, g.keys.size());
+  int64_t op = 6;
+  Value* bucket = i64c(0);
+  if (n->op == ir::Op::hist_bucket) {
+    bucket = expr(n->kids.at(g.keys.size()));
+  } else {
+    auto sop = ir::StatOp(n->b);
+    if (sop == ir::StatOp::variance) unsupported(n, "@variance needs user context");
+    op = int64_t(sop);
+  }
+  AllocaInst* count = m_.entry_alloca(m_.i64, "stat_count");
+  Value* r = runtime_call("stp_stat_merge", m_.i64,
+                          {map, key, i64c(op), bucket, i64c(g.hist.buckets()), i64c(ms_.max_cpus), count});
+  if (op != int64_t(ir::StatOp::min) && op != int64_t(ir::StatOp::max) && op != int64_t(ir::StatOp::avg))
+    return r;
+  Value* c = b_.CreateLoad(m_.i64, count);
+  BasicBlock* empty = block("stat_empty");
+  BasicBlock* ok = block("stat_ok");
+  b_.CreateCondBr(b_.CreateICmpEQ(c, i64c(0)), empty, ok);
+  b_.SetInsertPoint(empty);
+  raise_literal(n->loc, "empty aggregate");
+  b_.SetInsertPoint(ok);
+  if (op != int64_t(ir::StatOp::avg)) return r;
+  ir::Node fake;
+  fake.op = ir::Op::div;
+  fake.loc = n->loc;
+  return divide(&fake, r, c);
+}
+
+// delete of a whole global: scalars reset here; maps need user context.
+void ProgramEmitter::clear_global(const ir::Node* n) {
+  const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
+  if (!g.in_globals_map())
+    unsupported(n, "deleting all of " + g.name + " needs user context (begin, end or timer probes)");
+  Value* p = global_ptr(g);
+  if (g.type == ir::Type::string) clear_string(p);
+  else b_.CreateStore(i64c(0), p);
+}
+
+}  // namespace stap::codegen

@@ -1,0 +1,151 @@
+// The code generator proper: ir::Node trees -> LLVM IR, one BPF program per
+// kernel-context probe.  Private to compiler/codegen.
+//
+// Value model (see README.md):
+//  - a long is an i64; a string is a pointer to a buffer of at least
+//    MAXSTRINGLEN readable bytes (a scratch slot, a map value, or a padded
+//    literal in .rodata), so helpers may always be given MAXSTRINGLEN;
+//  - long locals are allocas (promoted to registers); string locals and
+//    every string temporary are slots in the per-CPU scratch map, handed
+//    out by a bump allocator that is rewound after each statement;
+//  - functions are inlined here, at each call (recursion never reaches
+//    kernel context), so errors raised in a callee reach the caller's try
+//    by plain control flow.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codegen/bpf_module.h"
+#include "ir/ir.h"
+
+namespace stap::codegen {
+
+// A construct kernel context cannot run: becomes CodegenResult::error.
+struct CodegenError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What every program of the module shares.
+struct ModuleState {
+  ir::Module& ir;
+  BpfModule& bpf;
+  int64_t maxlen;            // MAXSTRINGLEN
+  int64_t max_cpus;          // bound of the per-CPU merge loops
+  llvm::GlobalVariable* globals_map = nullptr;
+  llvm::GlobalVariable* events_map = nullptr;
+  llvm::GlobalVariable* scratch_map = nullptr;  // placeholder until sized
+  llvm::GlobalVariable* rodata = nullptr;       // placeholder until filled
+  std::vector<llvm::GlobalVariable*> global_maps;  // per ir global, or null
+  std::string rodata_bytes;
+  std::map<std::string, uint32_t> rodata_index;
+  uint32_t scratch_size = 8;  // high-water mark over programs
+
+  // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
+  // MAXSTRINGLEN for a string value, so it can be read like any other).
+  uint32_t literal(const std::string& s, bool as_value = true);
+  // Offset of `size` zero bytes (a fresh statistic's value).
+  uint32_t zeros(uint32_t size);
+};
+
+class ProgramEmitter {
+ public:
+  ProgramEmitter(ModuleState& ms, const ir::Probe& probe);
+  // Builds the program; throws CodegenError.
+  void emit(const std::string& name, const std::string& section);
+
+ private:
+  struct Frame {
+    std::vector<llvm::Value*> slots;  // alloca (long) or scratch pointer (string)
+    std::vector<ir::Type> types;
+    llvm::BasicBlock* ret_bb = nullptr;
+    llvm::AllocaInst* ret_val = nullptr;
+    size_t loop_base = 0;
+  };
+  struct Loop { llvm::BasicBlock *brk, *cont; };
+  struct Try { llvm::BasicBlock* catch_bb; llvm::Value* slot; };
+
+  // emit_stmt.cpp: statements, control flow, errors, calls
+  void prologue();
+  void stmt(const ir::Node* n);
+  void stmt_loop(const ir::Node* n);
+  void stmt_try(const ir::Node* n);
+  llvm::Value* call(const ir::Node* n);
+  void raise(uint32_t loc, llvm::Value* msg);
+  void raise_literal(uint32_t loc, const std::string& msg);
+  void emit_error_block();
+  void after_terminator();
+  bool open() const;
+  llvm::Value* slot_value(const Frame& f, size_t i);
+
+  // emit_expr.cpp: values and operators
+  llvm::Value* expr(const ir::Node* n);
+  llvm::Value* binary(const ir::Node* n);
+  llvm::Value* divide(const ir::Node* n, llvm::Value* a, llvm::Value* b);
+  llvm::Value* logical(const ir::Node* n);
+  llvm::Value* conditional(const ir::Node* n);
+  llvm::Value* tp_read(const ir::Node* n);
+  llvm::Value* truth(llvm::Value* v);
+
+  // emit_globals.cpp: scalars, arrays, statistics
+  llvm::Value* global_ptr(const ir::Global& g);
+  llvm::Value* pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys);
+  llvm::Value* array_op(const ir::Node* n);
+  llvm::Value* add_elem(const ir::Node* n, const ir::Global& g, llvm::Value* map,
+                        llvm::Value* key);
+  void stat_add(const ir::Node* n);
+  llvm::Value* stat_get(const ir::Node* n);
+  void clear_global(const ir::Node* n);
+
+  // emit_builtins.cpp: context functions, printing, exit
+  llvm::Value* builtin(const ir::Node* n);
+  llvm::Value* read_string(const ir::Node* n, bool user, llvm::Value* addr, llvm::Value* limit,
+                           llvm::Value* err_msg);
+  llvm::Value* read_number(const ir::Node* n, bool user, llvm::Value* addr, unsigned size,
+                           const char* what);
+  void printf_record(const ir::Node* n);
+  llvm::Value* sprintf_value(const ir::Node* n);
+  void exit_record();
+  void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
+                     const std::vector<llvm::Value*>& values);
+
+  // Small helpers (emit_expr.cpp)
+  llvm::Value* i64c(int64_t v);
+  llvm::Value* byte_ptr(llvm::Value* base, llvm::Value* offset);
+  llvm::Value* byte_ptr(llvm::Value* base, int64_t offset);
+  llvm::Value* rodata_ptr(uint32_t offset);
+  llvm::Value* scratch_slot(uint32_t size);
+  llvm::Value* string_temp();
+  void copy_string(llvm::Value* dst, llvm::Value* src, int64_t size);
+  void clear_string(llvm::Value* dst);
+  llvm::Value* helper(int id, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
+  llvm::Value* runtime_call(const char* name, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
+  llvm::Value* header_field(size_t offset);
+  void atomic_inc(llvm::Value* p);
+  llvm::BasicBlock* block(const char* name);
+  [[noreturn]] void unsupported(const ir::Node* n, const std::string& what);
+
+  ModuleState& ms_;
+  BpfModule& m_;
+  llvm::IRBuilder<>& b_;
+  const ir::Probe& probe_;
+  llvm::Function* fn_ = nullptr;
+  llvm::Value* ctx_ = nullptr;
+  llvm::Value* globals_ = nullptr;  // stap_globals[0]
+  llvm::Value* scratch_ = nullptr;  // stap_scratch[0] (this CPU's)
+  llvm::BasicBlock* exit_bb_ = nullptr;
+  llvm::BasicBlock* error_bb_ = nullptr;
+  llvm::AllocaInst* err_loc_ = nullptr;
+  llvm::AllocaInst* err_msg_ = nullptr;
+  llvm::AllocaInst* actions_ = nullptr;
+  std::vector<Frame> frames_;
+  std::vector<Loop> loops_;
+  std::vector<Try> tries_;
+  uint32_t scratch_top_ = 8;  // offset 0: the nesting guard
+  int call_depth_ = 0;
+};
+
+}  // namespace stap::codegen
