@@ -31,11 +31,13 @@ namespace {
 struct Builder {
   ir::Module m;
   Builder() { m.script_name = "<test>"; }
-  Node* node(Op op, Type t, std::vector<Node*> kids = {}, int64_t a = 0, int64_t b = 0) {
+  Node* node(Op op, Type t, std::vector<Node*> kids = {}, int64_t a = 0, int64_t b = 0,
+             int64_t c = 0) {
     Node* n = m.make(op, t);
     n->kids = std::move(kids);
     n->a = a;
     n->b = b;
+    n->c = c;
     return n;
   }
   Node* num(int64_t v) { return node(Op::num, Type::long_, {}, v); }
@@ -189,4 +191,256 @@ TEST_CASE("codegen: long arithmetic wraps as C, division by zero is stap's error
   CHECK(recs[0].id == zero_div->loc);
   CHECK(cstr(recs[0].payload) == "division by zero");
   CHECK(recs[0].payload.size() == size_t(t.m.limits.maxstringlen));
+}
+
+TEST_CASE("codegen: concurrent ++ on a global and an array element loses nothing", "[codegen]") {
+  Builder t;
+  size_t c = t.global("c", Type::long_);
+  size_t a = t.global("a", Type::long_, {Type::string});
+  size_t old = t.global("old", Type::long_);
+  t.probe(t.block({
+      t.expr(t.node(Op::add_global, Type::long_, {t.num(1)}, int64_t(c), 1)),
+      t.set_global(old, t.node(Op::add_elem, Type::long_, {t.str("k"), t.num(2)}, int64_t(a), 1)),
+  }));
+  Loaded l(t.m);
+  constexpr int kThreads = 4, kCalls = 20000;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([] { for (int j = 0; j < kCalls; ++j) fire(); });
+  for (auto& th : threads) th.join();
+  CHECK(l.get_long(c) == kThreads * kCalls);
+  CHECK(l.get_long(old) == 2 * (kThreads * kCalls - 1));  // x++ yields the old value
+  char key[128] = "k";
+  int64_t v = 0;
+  REQUIRE(bpf_map_lookup_elem(l.fd(t.m.globals[a].map_name), key, &v) == 0);
+  CHECK(v == 2 * kThreads * kCalls);
+}
+
+TEST_CASE("codegen: strings in scratch: concat, compare, strlen, string globals", "[codegen]") {
+  Builder t;
+  size_t s = t.global("s", Type::string);
+  size_t eq = t.global("eq", Type::long_), lt = t.global("lt", Type::long_);
+  size_t len = t.global("len", Type::long_), cut = t.global("cut", Type::long_);
+  // local 0 = "ab" . "cd"; local 0 .= local 0 (8 chars); long cut at MAXSTRINGLEN - 1
+  Node* set0 = t.node(Op::set_local, Type::string, {t.bin(Op::concat, t.str("ab"), t.str("cd"), Type::string)}, 0);
+  Node* loc0 = t.node(Op::local, Type::string, {}, 0);
+  Node* dbl = t.node(Op::set_local, Type::string, {t.bin(Op::concat, loc0, loc0, Type::string)}, 0);
+  std::string long_text(200, 'x');
+  t.probe(t.block({
+      t.expr(set0),
+      t.set_global(eq, t.bin(Op::str_eq, loc0, t.str("abcd"))),
+      t.set_global(lt, t.bin(Op::add, t.bin(Op::str_lt, loc0, t.str("abd")),
+                             t.bin(Op::mul, t.num(10), t.bin(Op::str_lt, t.str("abd"), loc0)))),
+      t.expr(dbl),
+      t.set_global(s, loc0),
+      t.set_global(len, t.call_builtin("strlen", Type::long_, {loc0})),
+      t.set_global(cut, t.call_builtin("strlen", Type::long_,
+                                       {t.bin(Op::concat, t.str(long_text), t.str("y"), Type::string)})),
+  }), {Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(eq) == 1);
+  CHECK(l.get_long(lt) == 1);
+  CHECK(l.get_string(s) == "abcdabcd");
+  CHECK(l.get_long(len) == 8);
+  CHECK(l.get_long(cut) == t.m.limits.maxstringlen - 1);
+}
+
+TEST_CASE("codegen: arrays with mixed long/string keys", "[codegen]") {
+  Builder t;
+  size_t a = t.global("a", Type::long_, {Type::long_, Type::string});
+  size_t names = t.global("names", Type::string, {Type::long_});
+  size_t got = t.global("got", Type::long_), in1 = t.global("in1", Type::long_);
+  size_t in2 = t.global("in2", Type::long_), missing = t.global("missing", Type::string);
+  auto elem = [&](size_t g, std::vector<Node*> k) {
+    return t.node(Op::elem, t.m.globals[g].type, std::move(k), int64_t(g));
+  };
+  t.probe(t.block({
+      t.expr(t.node(Op::set_elem, Type::long_, {t.num(1), t.str("x"), t.num(5)}, int64_t(a))),
+      t.expr(t.node(Op::add_elem, Type::long_, {t.num(1), t.str("x"), t.num(2)}, int64_t(a))),
+      t.expr(t.node(Op::set_elem, Type::long_, {t.num(2), t.str("y"), t.num(3)}, int64_t(a))),
+      t.expr(t.node(Op::delete_elem, Type::none, {t.num(2), t.str("y")}, int64_t(a))),
+      t.expr(t.node(Op::set_elem, Type::string, {t.num(7), t.str("seven")}, int64_t(names))),
+      t.set_global(got, elem(a, {t.num(1), t.str("x")})),
+      t.set_global(in1, t.node(Op::in_elem, Type::long_, {t.num(1), t.str("x")}, int64_t(a))),
+      t.set_global(in2, t.node(Op::in_elem, Type::long_, {t.num(2), t.str("y")}, int64_t(a))),
+      t.set_global(missing, t.bin(Op::concat, elem(names, {t.num(7)}), elem(names, {t.num(8)}), Type::string)),
+  }));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(got) == 7);
+  CHECK(l.get_long(in1) == 1);
+  CHECK(l.get_long(in2) == 0);
+  CHECK(l.get_string(missing) == "seven");
+  std::vector<char> key(t.m.globals[a].key_size, 0);
+  int64_t one = 1;
+  std::memcpy(key.data(), &one, 8);
+  key[8] = 'x';
+  int64_t v = 0;
+  REQUIRE(bpf_map_lookup_elem(l.fd(t.m.globals[a].map_name), key.data(), &v) == 0);
+  CHECK(v == 7);
+}
+
+TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") {
+  Builder t;
+  size_t st = t.global("st", Type::stats);
+  t.m.globals[st].hist.kind = ir::HistShape::Kind::log;
+  size_t by = t.global("by", Type::stats, {Type::string});
+  size_t empty = t.global("empty", Type::stats);
+  size_t cnt = t.global("cnt", Type::long_), sum = t.global("sum", Type::long_);
+  size_t mn = t.global("mn", Type::long_), mx = t.global("mx", Type::long_);
+  size_t avg = t.global("avg", Type::long_), b4 = t.global("b4", Type::long_);
+  size_t bysum = t.global("bysum", Type::long_), caught = t.global("caught", Type::string);
+  auto get = [&](size_t g, ir::StatOp op, std::vector<Node*> keys = {}) {
+    return t.node(Op::stat_get, Type::long_, std::move(keys), int64_t(g), int64_t(op));
+  };
+  Node* bad = get(empty, ir::StatOp::min);
+  t.probe(t.block({
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(5)}, int64_t(st))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(-3)}, int64_t(st))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(10)}, int64_t(st))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.str("k"), t.num(4)}, int64_t(by))),
+      t.set_global(cnt, get(st, ir::StatOp::count)),
+      t.set_global(sum, get(st, ir::StatOp::sum)),
+      t.set_global(mn, get(st, ir::StatOp::min)),
+      t.set_global(mx, get(st, ir::StatOp::max)),
+      t.set_global(avg, get(st, ir::StatOp::avg)),
+      // bucket of 4..7 in hist_log: 64 + 3
+      t.set_global(b4, t.node(Op::hist_bucket, Type::long_, {t.num(67)}, int64_t(st))),
+      t.set_global(bysum, get(by, ir::StatOp::sum, {t.str("k")})),
+      t.node(Op::try_, Type::none, {t.expr(bad), t.set_global(caught, t.node(Op::local, Type::string, {}, 0))}, 0),
+  }), {Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(cnt) == 3);
+  CHECK(l.get_long(sum) == 12);
+  CHECK(l.get_long(mn) == -3);
+  CHECK(l.get_long(mx) == 10);
+  CHECK(l.get_long(avg) == 4);
+  CHECK(l.get_long(b4) == 1);
+  CHECK(l.get_long(bysum) == 4);
+  CHECK(l.get_string(caught) == "empty aggregate");
+}
+
+TEST_CASE("codegen: printf records carry longs and NUL-terminated strings", "[codegen]") {
+  Builder t;
+  uint32_t fmt = t.m.add_format("%d %s %d\n");
+  t.probe(t.node(Op::printf, Type::none,
+                 {t.num(-42), t.bin(Op::concat, t.str("he"), t.str("llo"), Type::string), t.num(7)},
+                 fmt));
+  Loaded l(t.m);
+  fire();
+  fire();
+  std::vector<Record> recs = l.records();
+  REQUIRE(recs.size() == 2);
+  const size_t len = size_t(t.m.limits.maxstringlen);
+  REQUIRE(recs[0].payload.size() == 8 + len + 8);
+  CHECK(recs[0].kind == STAP_REC_PRINTF);
+  CHECK(recs[0].id == fmt);
+  int64_t a, c;
+  std::memcpy(&a, recs[0].payload.data(), 8);
+  std::memcpy(&c, recs[0].payload.data() + 8 + len, 8);
+  CHECK(a == -42);
+  CHECK(cstr(recs[0].payload, 8) == "hello");
+  CHECK(c == 7);
+}
+
+TEST_CASE("codegen: try/catch, errors raised in called functions, error()", "[codegen]") {
+  Builder t;
+  size_t msg = t.global("msg", Type::string), ret = t.global("ret", Type::long_);
+  size_t after = t.global("after", Type::long_);
+  // function f(x:long, s:string) { if (x) error(s . "!") ; return x * 2 }
+  ir::Function f;
+  f.name = "f";
+  f.ret = Type::long_;
+  f.param_count = 2;
+  f.slots = {Type::long_, Type::string};
+  Node* x = t.node(Op::local, Type::long_, {}, 0);
+  Node* s = t.node(Op::local, Type::string, {}, 1);
+  f.body = t.block({
+      t.node(Op::if_, Type::none, {x, t.expr(t.node(Op::error, Type::none,
+                                                     {t.bin(Op::concat, s, t.str("!"), Type::string)})),
+                                   t.node(Op::nop, Type::none)}),
+      t.node(Op::ret, Type::none, {t.bin(Op::mul, x, t.num(2))}),
+  });
+  t.m.functions.push_back(std::move(f));
+  auto call = [&](int64_t v, const char* text) {
+    return t.node(Op::call, Type::long_, {t.num(v), t.str(text)}, 0);
+  };
+  Node* catch_msg = t.node(Op::local, Type::string, {}, 0);
+  t.probe(t.block({
+      t.set_global(ret, call(0, "no")),
+      t.node(Op::try_, Type::none, {t.expr(call(1, "boom")), t.set_global(msg, catch_msg)}, 0),
+      t.set_global(after, t.num(1)),
+  }), {Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(ret) == 0);
+  CHECK(l.get_string(msg) == "boom!");
+  CHECK(l.get_long(after) == 1);
+  CHECK(l.header().errors == 0);
+}
+
+TEST_CASE("codegen: loops are bounded by MAXACTION", "[codegen]") {
+  Builder t;
+  t.m.limits.maxaction = 100;
+  size_t sum = t.global("sum", Type::long_), forever = t.global("forever", Type::long_);
+  Node* i = t.node(Op::local, Type::long_, {}, 0);
+  Node* inc = t.expr(t.node(Op::set_local, Type::long_, {t.bin(Op::add, i, t.num(1))}, 0));
+  Node* body = t.expr(t.node(Op::add_global, Type::long_, {i}, int64_t(sum)));
+  Node* brk = t.node(Op::if_, Type::none, {t.bin(Op::ge, i, t.num(5)), t.node(Op::brk, Type::none),
+                                           t.node(Op::nop, Type::none)});
+  Node* spin = t.node(Op::loop, Type::none, {t.node(Op::nop, Type::none),
+                                             t.expr(t.node(Op::add_global, Type::long_, {t.num(1)}, int64_t(forever))),
+                                             t.node(Op::nop, Type::none)});
+  spin->loc = t.m.add_location("keyword at <test>:2:1");
+  t.probe(t.block({
+      t.node(Op::loop, Type::none, {t.bin(Op::lt, i, t.num(10)), t.block({brk, body}), inc}),
+      spin,
+  }), {Type::long_});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(sum) == 0 + 1 + 2 + 3 + 4);
+  // 6 iterations of the first loop counted, then the spin loop until 100
+  CHECK(l.get_long(forever) == 100 - 6);
+  std::vector<Record> recs = l.records();
+  REQUIRE(recs.size() == 1);
+  CHECK(cstr(recs[0].payload) == "MAXACTION exceeded");
+  CHECK(recs[0].id == spin->loc);
+}
+
+TEST_CASE("codegen: context builtins, sprintf, tracepoint fields, user_string", "[codegen]") {
+  Builder t;
+  size_t ppid = t.global("ppid", Type::long_), exe = t.global("exe", Type::string);
+  size_t nr = t.global("nr", Type::long_), sp = t.global("sp", Type::string);
+  size_t path = t.global("path", Type::string), uid = t.global("uid", Type::long_);
+  size_t euid = t.global("euid", Type::long_), pp = t.global("pp", Type::string);
+  t.probe(t.block({
+      t.set_global(ppid, t.call_builtin("ppid", Type::long_)),
+      t.set_global(exe, t.call_builtin("execname", Type::string)),
+      t.set_global(uid, t.call_builtin("uid", Type::long_)),
+      t.set_global(euid, t.call_builtin("euid", Type::long_)),
+      t.set_global(pp, t.call_builtin("pp", Type::string)),
+      t.set_global(nr, t.node(Op::tp_field, Type::long_, {}, 8, 4, 1)),
+      t.set_global(sp, t.node(Op::sprintf, Type::string, {t.num(-42), t.str("x"), t.num(255)},
+                              t.m.add_format("%5d|%-3s|%#x"))),
+  }));
+  // openat's filename pointer is at offset 24 of its record.
+  t.probe(t.set_global(path, t.call_builtin("user_string", Type::string,
+                                            {t.node(Op::tp_field, Type::long_, {}, 24, 8, 0)})),
+          {}, "sys_enter_openat");
+  Loaded l(t.m);
+  fire();
+  int fd = open("/etc/hostname", O_RDONLY);
+  if (fd >= 0) close(fd);
+  char comm[17] = {};
+  prctl(PR_GET_NAME, comm);
+  CHECK(l.get_long(ppid) == getppid());
+  CHECK(l.get_string(exe) == comm);
+  CHECK(l.get_long(uid) == getuid());
+  CHECK(l.get_long(euid) == geteuid());
+  CHECK(l.get_string(pp) == "kernel.trace(\"syscalls:sys_enter_getpid\")");
+  CHECK(l.get_long(nr) == SYS_getpid);
+  CHECK(l.get_string(sp) == "  -42|x  |0xff");
+  CHECK(l.get_string(path) == "/etc/hostname");
 }
