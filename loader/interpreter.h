@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "global_store.h"
@@ -20,11 +21,16 @@ struct InterpreterHost {
   std::FILE* out = stdout;                    // printf output
   int64_t target_pid = 0;                     // target()
   std::function<void()> request_exit;         // exit()
+  // abort(): end the session without running end probes; when unset,
+  // request_exit is called instead.
+  std::function<void()> request_abort;
+  // warn(msg); when unset, "WARNING: msg" goes to stderr.
+  std::function<void(const std::string&)> warn;
 };
 
 struct ProbeOutcome {
   bool error = false;     // an uncaught runtime error
-  std::string message;    // "division by zero near operator '/' at <input>:1:30"
+  std::string message;    // "division by 0 near operator '/' at <input>:1:30" (stap's words)
 };
 
 class Interpreter {
@@ -32,12 +38,17 @@ class Interpreter {
   Interpreter(const ir::Module& module, GlobalStore& store, InterpreterHost host);
   // Runs probe `index` of the module (a user-context probe).
   ProbeOutcome run_probe(size_t index);
+  ~Interpreter();
+
+  struct Impl;  // loader/interpreter_impl.h
 
  private:
-  struct Impl;
   const ir::Module& module_;
   GlobalStore& store_;
   InterpreterHost host_;
+  // Parsed formats, compiled regexes and builtin state (tokenize, the last
+  // match) kept across probe runs.
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace stap

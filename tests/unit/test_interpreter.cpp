@@ -1,0 +1,375 @@
+// User-context probes (loader/interpreter.h) over real maps: modules built
+// by hand, probes run, output and map contents checked.
+#include <catch2/catch.hpp>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loader/interpreter.h"
+
+using namespace stap;
+using ir::Node;
+using ir::Op;
+using ir::Type;
+
+namespace {
+
+constexpr Type L = Type::long_;
+constexpr Type S = Type::string;
+constexpr Type N = Type::none;
+
+// A module under construction, then run.
+class Script {
+ public:
+  ir::Module m;
+
+  Script() {
+    m.script_name = "t.stp";
+    m.limits.maxstringlen = 16;
+  }
+  ~Script() {
+    interp_.reset();
+    store_.reset();
+    if (out_) std::fclose(out_);
+    std::free(buf_);
+  }
+
+  Node* num(int64_t v) { return leaf(Op::num, L, v); }
+  Node* str(std::string s) {
+    Node* n = leaf(Op::str, S);
+    n->s = std::move(s);
+    return n;
+  }
+  Node* leaf(Op op, Type t, int64_t a = 0, int64_t b = 0) {
+    Node* n = m.make(op, t);
+    n->a = a;
+    n->b = b;
+    return n;
+  }
+  Node* op(Op op, Type t, std::vector<Node*> kids, int64_t a = 0, int64_t b = 0) {
+    Node* n = leaf(op, t, a, b);
+    n->kids = std::move(kids);
+    return n;
+  }
+  Node* at(Node* n, const std::string& where) {
+    n->loc = m.add_location(where);
+    return n;
+  }
+  Node* block(std::vector<Node*> stmts) { return op(Op::block, N, std::move(stmts)); }
+  Node* expr(Node* e) { return op(Op::expr, N, {e}); }
+  Node* nop() { return leaf(Op::nop, N); }
+  Node* local(int64_t slot, Type t) { return leaf(Op::local, t, slot); }
+  Node* set_local(int64_t slot, Node* v) { return op(Op::set_local, v->type, {v}, slot); }
+  // printf(fmt, args...) as a statement
+  Node* print(const std::string& fmt, std::vector<Node*> args) {
+    return expr(op(Op::printf, N, std::move(args), m.add_format(fmt)));
+  }
+  Node* builtin(const std::string& name, Type t, std::vector<Node*> args) {
+    Node* n = op(Op::builtin, t, std::move(args));
+    n->s = name;
+    return n;
+  }
+
+  size_t global(ir::Global g) {
+    m.globals.push_back(std::move(g));
+    return m.globals.size() - 1;
+  }
+  size_t function(ir::Function f) {
+    m.functions.push_back(std::move(f));
+    return m.functions.size() - 1;
+  }
+  size_t probe(std::vector<Type> slots, std::vector<Node*> stmts) {
+    ir::Probe p;
+    p.pp = "begin";
+    p.slots = std::move(slots);
+    p.body = block(std::move(stmts));
+    m.probes.push_back(std::move(p));
+    return m.probes.size() - 1;
+  }
+
+  ProbeOutcome run(size_t probe = 0) {
+    if (!interp_) start();
+    return interp_->run_probe(probe);
+  }
+  // Runs probe 0, which must not fail, and returns what it printed.
+  std::string output_of_run() {
+    ProbeOutcome o = run();
+    INFO(o.message);
+    CHECK_FALSE(o.error);
+    return output();
+  }
+  std::string output() {
+    std::fflush(out_);
+    std::string s(buf_, len_);
+    return s;
+  }
+  GlobalStore& store() {
+    if (!interp_) start();
+    return *store_;
+  }
+  int exits = 0;
+
+ private:
+  void start() {
+    ir::assign_layout(m);
+    store_.emplace(GlobalStore::create_maps(m));
+    out_ = open_memstream(&buf_, &len_);
+    InterpreterHost host;
+    host.out = out_;
+    host.target_pid = 4242;
+    host.request_exit = [this] { ++exits; };
+    interp_.emplace(m, *store_, host);
+  }
+  std::optional<GlobalStore> store_;
+  std::optional<Interpreter> interp_;
+  std::FILE* out_ = nullptr;
+  char* buf_ = nullptr;
+  size_t len_ = 0;
+};
+
+std::string run_error(Script& s) {
+  ProbeOutcome o = s.run();
+  CHECK(o.error);
+  return o.message;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- operators
+
+TEST_CASE("long arithmetic wraps and divides as stap's runtime", "[interp]") {
+  Script s;
+  auto bin = [&](Op op, int64_t a, int64_t b) { return s.op(op, L, {s.num(a), s.num(b)}); };
+  s.probe({}, {s.print("%d %d %d %d %d %d\n", {bin(Op::add, INT64_MAX, 1), bin(Op::div, INT64_MIN, -1),
+                                                bin(Op::div, -7, 2), bin(Op::mod, -7, 2),
+                                                bin(Op::mod, 7, -1), bin(Op::mul, INT64_MAX, 2)}),
+               s.print("%d %d %d %d\n", {bin(Op::shl, 1, 65), bin(Op::shr, -8, 1), bin(Op::shr, -1, 70),
+                                          bin(Op::shl, 1, 63)}),
+               s.print("%d %d %d %d\n", {s.op(Op::neg, L, {s.num(INT64_MIN)}), s.op(Op::bit_not, L, {s.num(0)}),
+                                          s.op(Op::log_not, L, {s.num(5)}), bin(Op::bit_xor, 6, 3)}),
+               s.print("%d%d%d%d%d%d\n", {bin(Op::lt, -1, 0), bin(Op::le, 1, 0), bin(Op::gt, 0, -1),
+                                          bin(Op::ge, 2, 2), bin(Op::eq, 3, 3), bin(Op::ne, 3, 3)})});
+  CHECK(s.output_of_run() ==
+        "-9223372036854775808 -9223372036854775808 -3 -1 0 -2\n"
+        "2 -4 -1 -9223372036854775808\n"
+        "-9223372036854775808 -1 0 5\n"
+        "101110\n");
+}
+
+TEST_CASE("&& and || short-circuit; ?: picks one side", "[interp]") {
+  Script s;
+  Node* boom = s.op(Op::div, L, {s.num(1), s.num(0)});
+  Node* boom2 = s.op(Op::div, L, {s.num(1), s.num(0)});
+  Node* boom3 = s.op(Op::div, L, {s.num(1), s.num(0)});
+  s.probe({}, {s.print("%d %d %d\n", {s.op(Op::log_and, L, {s.num(0), boom}), s.op(Op::log_or, L, {s.num(7), boom2}),
+                                      s.op(Op::cond, L, {s.num(1), s.num(4), boom3})})});
+  CHECK(s.output_of_run() == "0 1 4\n");
+}
+
+TEST_CASE("division by 0 is a runtime error near its operator", "[interp]") {
+  Script s;
+  s.probe({L}, {s.print("before\n", {}),
+                s.expr(s.set_local(0, s.at(s.op(Op::div, L, {s.num(1), s.local(0, L)}), "operator '/' at t.stp:1:30"))),
+                s.print("after\n", {})});
+  ProbeOutcome o = s.run();
+  CHECK(o.error);
+  CHECK(o.message == "division by 0 near operator '/' at t.stp:1:30");
+  CHECK(s.output() == "before\n");  // the probe ends at the error
+}
+
+TEST_CASE("an error without a location of its own is reported at its statement", "[interp]") {
+  Script s;
+  Node* stmt = s.at(s.expr(s.op(Op::mod, L, {s.num(1), s.num(0)})), "operator '=' at t.stp:2:3");
+  s.probe({}, {stmt});
+  CHECK(run_error(s) == "division by 0 near operator '=' at t.stp:2:3");
+}
+
+TEST_CASE("strings: concatenation, bytewise comparison, cutting in globals only", "[interp]") {
+  Script s;
+  size_t g = s.global({.name = "gs", .type = S});
+  size_t arr = s.global({.name = "ga", .type = S, .keys = {L}});
+  Node* cat = s.op(Op::concat, S, {s.str("0123456789"), s.str("abcdefghij")});
+  s.probe({S}, {s.expr(s.set_local(0, cat)),
+                s.expr(s.op(Op::set_global, S, {s.local(0, S)}, static_cast<int64_t>(g))),
+                s.expr(s.op(Op::set_elem, S, {s.num(1), s.local(0, S)}, static_cast<int64_t>(arr))),
+                s.print("%s|%s|%s\n", {s.local(0, S), s.leaf(Op::global, S, static_cast<int64_t>(g)),
+                                        s.op(Op::elem, S, {s.num(1)}, static_cast<int64_t>(arr))}),
+                s.print("%d%d%d%d\n", {s.op(Op::str_lt, L, {s.str("a"), s.str("b")}),
+                                        s.op(Op::str_gt, L, {s.str("\xff"), s.str("a")}),
+                                        s.op(Op::str_eq, L, {s.str("ab"), s.str("ab")}),
+                                        s.op(Op::str_le, L, {s.str("b"), s.str("ab")})}),
+                s.print("[%s]\n", {s.op(Op::elem, S, {s.num(2)}, static_cast<int64_t>(arr))})});
+  CHECK(s.output_of_run() == "0123456789abcdefghij|0123456789abcde|0123456789abcde\n1110\n[]\n");
+}
+
+TEST_CASE("long globals: ++x, x++, +=, absent elements read 0", "[interp]") {
+  Script s;
+  size_t x = s.global({.name = "x", .type = L, .init_num = 10});
+  size_t a = s.global({.name = "a", .type = L, .keys = {S}});
+  auto gx = static_cast<int64_t>(x), ga = static_cast<int64_t>(a);
+  s.probe({}, {s.print("%d %d %d\n", {s.op(Op::add_global, L, {s.num(1)}, gx, 0), s.op(Op::add_global, L, {s.num(1)}, gx, 1),
+                                      s.leaf(Op::global, L, gx)}),
+               s.print("%d %d %d\n", {s.op(Op::add_elem, L, {s.str("k"), s.num(5)}, ga, 0),
+                                      s.op(Op::add_elem, L, {s.str("k"), s.num(1)}, ga, 1),
+                                      s.op(Op::elem, L, {s.str("nothing")}, ga)})});
+  CHECK(s.output_of_run() == "11 11 12\n5 5 0\n");
+  CHECK(s.store().get(a, {Value::of(std::string("k"))}) == Value::of(int64_t{6}));
+}
+
+TEST_CASE("a full array is stap's Array overflow error", "[interp]") {
+  Script s;
+  size_t a = s.global({.name = "a", .type = L, .keys = {L}, .max_entries = 1});
+  auto ga = static_cast<int64_t>(a);
+  s.probe({}, {s.expr(s.op(Op::set_elem, L, {s.num(1), s.num(1)}, ga)),
+               s.expr(s.at(s.op(Op::set_elem, L, {s.num(2), s.num(1)}, ga), "identifier 'a' at t.stp:3:1"))});
+  CHECK(run_error(s) == "Array overflow, check size limit (1) near identifier 'a' at t.stp:3:1");
+}
+
+TEST_CASE("in and delete, with and without '*'", "[interp]") {
+  Script s;
+  size_t a = s.global({.name = "a", .type = L, .keys = {L, S}});
+  auto ga = static_cast<int64_t>(a);
+  auto set = [&](int64_t k1, const char* k2) { return s.expr(s.op(Op::set_elem, L, {s.num(k1), s.str(k2), s.num(1)}, ga)); };
+  auto in = [&](Node* k1, Node* k2) { return s.op(Op::in_elem, L, {k1, k2}, ga); };
+  auto any = [&] { return s.leaf(Op::any, N); };
+  s.probe({}, {set(1, "x"), set(1, "y"), set(2, "x"),
+               s.print("%d%d%d%d\n", {in(s.num(1), s.str("x")), in(s.num(3), s.str("x")), in(any(), s.str("y")),
+                                      in(s.num(3), any())}),
+               s.expr(s.op(Op::delete_elem, N, {s.num(1), any()}, ga)),
+               s.print("%d%d\n", {in(s.num(1), any()), in(s.num(2), s.str("x"))}),
+               s.expr(s.op(Op::delete_elem, N, {s.num(2), s.str("x")}, ga)),
+               s.print("%d\n", {in(any(), any())})});
+  CHECK(s.output_of_run() == "1010\n01\n0\n");
+}
+
+// ---------------------------------------------------------------- control
+
+TEST_CASE("try/catch catches an error raised in a called function", "[interp]") {
+  Script s;
+  ir::Function f{.name = "f", .ret = L, .param_count = 1, .slots = {L}};
+  f.body = s.block({s.op(Op::ret, N, {s.at(s.op(Op::div, L, {s.num(10), s.local(0, L)}), "operator '/' at t.stp:1:20")})});
+  size_t fi = s.function(f);
+  Node* call = s.op(Op::call, L, {s.num(0)}, static_cast<int64_t>(fi));
+  Node* call_ok = s.op(Op::call, L, {s.num(5)}, static_cast<int64_t>(fi));
+  Node* t = s.op(Op::try_, N, {s.block({s.print("%d\n", {call_ok}), s.print("%d\n", {call}), s.print("not here\n", {})}),
+                               s.block({s.print("caught: %s\n", {s.local(0, S)})})},
+                 0);
+  Node* thrown = s.op(Op::error, N, {s.str("my own error message, long")});
+  Node* t2 = s.op(Op::try_, N, {s.block({s.expr(thrown)}), s.block({s.print("again: %s\n", {s.local(0, S)})})}, 0);
+  s.probe({S}, {t, t2, s.print("end\n", {})});
+  CHECK(s.output_of_run() == "2\ncaught: division by 0\nagain: my own error me\nend\n");
+}
+
+TEST_CASE("error() ends the probe with its message near its location", "[interp]") {
+  Script s;
+  s.probe({}, {s.expr(s.at(s.op(Op::error, N, {s.str("boom")}), "identifier 'error' at t.stp:1:15")),
+               s.print("not here\n", {})});
+  CHECK(run_error(s) == "boom near identifier 'error' at t.stp:1:15");
+  CHECK(s.output().empty());
+}
+
+TEST_CASE("MAXACTION ends a runaway loop and cannot be caught", "[interp]") {
+  Script s;
+  s.m.limits.maxaction = 50;
+  Node* loop = s.at(s.op(Op::loop, N, {s.nop(), s.block({s.expr(s.num(1))}), s.nop()}), "keyword at t.stp:1:9");
+  s.probe({S}, {s.op(Op::try_, N, {loop, s.print("caught\n", {})}, 0)});
+  CHECK(run_error(s) == "MAXACTION exceeded near keyword at t.stp:1:9");
+  CHECK(s.output().empty());
+}
+
+TEST_CASE("a loop within the budget runs; break, continue and return work", "[interp]") {
+  Script s;
+  // for (i = 0; i < 10; i++) { if (i == 2) continue; if (i == 5) break; print i }
+  auto i = [&] { return s.local(0, L); };
+  Node* body = s.block({s.op(Op::if_, N, {s.op(Op::eq, L, {i(), s.num(2)}), s.leaf(Op::cont, N), s.nop()}),
+                        s.op(Op::if_, N, {s.op(Op::eq, L, {i(), s.num(5)}), s.leaf(Op::brk, N), s.nop()}),
+                        s.print("%d", {i()})});
+  Node* loop = s.op(Op::loop, N, {s.op(Op::lt, L, {i(), s.num(10)}), body,
+                                  s.expr(s.set_local(0, s.op(Op::add, L, {i(), s.num(1)})))});
+  s.probe({L}, {loop, s.print("|", {}), s.op(Op::ret, N, {}), s.print("not here", {})});
+  CHECK(s.output_of_run() == "0134|");
+}
+
+TEST_CASE("recursion deeper than the nesting limit is an error", "[interp]") {
+  Script s;
+  ir::Function f{.name = "r", .ret = L, .param_count = 1, .slots = {L}, .recursive = true};
+  size_t fi = s.function(f);
+  Node* again = s.op(Op::call, L, {s.op(Op::add, L, {s.local(0, L), s.num(1)})}, static_cast<int64_t>(fi));
+  s.m.functions[fi].body = s.block({s.op(Op::ret, N, {again})});
+  s.m.limits.maxaction = 100000;
+  s.probe({}, {s.expr(s.at(s.op(Op::call, L, {s.num(0)}, static_cast<int64_t>(fi)), "identifier 'r' at t.stp:2:1"))});
+  CHECK(run_error(s) == "MAXNESTING exceeded near identifier 'r' at t.stp:2:1");
+}
+
+TEST_CASE("exit() asks the session to stop and the probe goes on; next leaves it", "[interp]") {
+  Script s;
+  s.probe({}, {s.expr(s.leaf(Op::exit, N)), s.print("still here\n", {}), s.leaf(Op::next, N), s.print("not here\n", {})});
+  CHECK(s.output_of_run() == "still here\n");
+  CHECK(s.exits == 1);
+}
+
+// ---------------------------------------------------------------- printf
+
+TEST_CASE("printf and sprintf use stap's formatting; sprintf is cut at MAXSTRINGLEN", "[interp]") {
+  Script s;
+  Node* sp = s.op(Op::sprintf, S, {s.num(255), s.str("a long string here")}, s.m.add_format("%#x:%s"));
+  s.probe({}, {s.print("[%5s|%-4d|%x|%c]\n", {s.str("ab"), s.num(7), s.num(255), s.num('z')}),
+               s.print("%s\n", {sp})});
+  CHECK(s.output_of_run() == "[   ab|7   |ff|z]\n0xff:a long str\n");
+}
+
+// ---------------------------------------------------------------- statistics
+
+TEST_CASE("aggregates: empty ones, count, sum, min, max, avg, variance", "[interp]") {
+  Script s;
+  size_t st = s.global({.name = "st", .type = Type::stats});
+  auto g = static_cast<int64_t>(st);
+  auto agg = [&](ir::StatOp op) { return s.leaf(Op::stat_get, L, g, static_cast<int64_t>(op)); };
+  auto add = [&](int64_t v) { return s.expr(s.op(Op::stat_add, N, {s.num(v)}, g)); };
+  s.probe({}, {s.print("%d %d\n", {agg(ir::StatOp::count), agg(ir::StatOp::sum)}),
+               add(1), add(2), add(3), add(10),
+               s.print("%d %d %d %d %d %d\n", {agg(ir::StatOp::count), agg(ir::StatOp::sum), agg(ir::StatOp::min),
+                                                agg(ir::StatOp::max), agg(ir::StatOp::avg), agg(ir::StatOp::variance)})});
+  // variance of 1 2 3 10: mean 4, squares of deviations 9+4+1+36 = 50, /3 = 16
+  CHECK(s.output_of_run() == "0 0\n4 16 1 10 4 16\n");
+
+  Script e;
+  size_t st2 = e.global({.name = "st", .type = Type::stats});
+  e.probe({}, {e.print("%d\n", {e.at(e.leaf(Op::stat_get, L, static_cast<int64_t>(st2), static_cast<int64_t>(ir::StatOp::min)),
+                                     "operator '@min' at t.stp:1:20")})});
+  CHECK(run_error(e) == "empty aggregate near operator '@min' at t.stp:1:20");
+}
+
+TEST_CASE("histograms: buckets, printing, an empty one", "[interp]") {
+  Script s;
+  ir::Global h{.name = "h", .type = Type::stats};
+  h.hist.kind = ir::HistShape::Kind::log;
+  auto g = static_cast<int64_t>(s.global(h));
+  auto add = [&](int64_t v) { return s.expr(s.op(Op::stat_add, N, {s.num(v)}, g)); };
+  s.probe({}, {add(1), add(1), add(1), add(1), add(2), add(3),
+               s.print("%d %d\n", {s.op(Op::hist_bucket, L, {s.num(65)}, g), s.op(Op::hist_bucket, L, {s.num(66)}, g)}),
+               s.expr(s.leaf(Op::print_hist, N, g))});
+  CHECK(s.output_of_run() ==
+        "4 2\n"
+        "value |-------------------------------------------------- count\n"
+        "    0 |                                                   0\n"
+        "    1 |@@@@                                               4\n"
+        "    2 |@@                                                 2\n"
+        "    4 |                                                   0\n"
+        "    8 |                                                   0\n"
+        "\n");
+
+  Script e;
+  auto ge = static_cast<int64_t>(e.global(h));
+  e.probe({}, {e.expr(e.at(e.leaf(Op::print_hist, N, ge), "operator '@hist_log' at t.stp:1:7"))});
+  CHECK(run_error(e) == "empty aggregate near operator '@hist_log' at t.stp:1:7");
+
+  Script r;
+  auto gr = static_cast<int64_t>(r.global(h));
+  r.probe({}, {r.expr(r.op(Op::stat_add, N, {r.num(1)}, gr)), r.print("%d\n", {r.op(Op::hist_bucket, L, {r.num(128)}, gr)})});
+  CHECK(run_error(r) == "histogram index out of range");
+}
