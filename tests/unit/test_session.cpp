@@ -1,8 +1,10 @@
-// Pass 5's pieces that need no kernel: the ring-buffer record decoder, the
-// -c command's start gate, interval timers, reading an object's module,
-// and the driver's -D limits and -G settings.
+// Pass 5: first its pieces that need no kernel (the ring-buffer record
+// decoder, the -c command's start gate, interval timers, reading an
+// object's module, the driver's -D limits and -G settings), then whole
+// sessions through the driver, as root ([live]).
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,12 +14,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 #include "bpf_runtime/stap_layout.h"
 #include "driver/backend.h"
+#include "driver/options.h"
+#include "driver/session.h"
 #include "loader/event_drain.h"
 #include "loader/interval_timer.h"
 #include "loader/object_file.h"
+#include "loader/session_run.h"
 #include "loader/target_command.h"
 
 namespace fs = std::filesystem;
@@ -282,4 +288,164 @@ TEST_CASE("-G settings: initial values of scalar globals", "[session]") {
   CHECK_FALSE(stap::apply_global_settings({"missing=1"}, m, error));
   CHECK_FALSE(stap::apply_global_settings({"n=abc"}, m, error));
   CHECK(error.find("'abc'") != std::string::npos);
+}
+
+// ---- whole sessions through the driver (root: they load BPF objects)
+
+namespace {
+
+// Runs `stap ARGS` in-process with script output in a file, stderr
+// captured, and a private cache directory.
+struct SessionRun {
+  int rc = -1;
+  std::string out, err, driver_err;
+};
+
+class StapRunner {
+ public:
+  StapRunner() {
+    std::string tmpl = (fs::temp_directory_path() / "stap-session-XXXXXX").string();
+    dir_ = mkdtemp(tmpl.data());
+  }
+  ~StapRunner() { fs::remove_all(dir_); }
+  const fs::path& dir() const { return dir_; }
+
+  SessionRun run(std::vector<std::string> args) {
+    setenv("SYSTEMTAP_DIR", (dir_ / "stapdir").c_str(), 1);
+    fs::path out = dir_ / "out.txt", err = dir_ / "err.txt";
+    fs::remove(out);
+    args.insert(args.begin(), {"stap", "-o", out.string()});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    stap::ParsedCommandLine cl = stap::parse_command_line(static_cast<int>(argv.size()), argv.data());
+    SessionRun r;
+    std::fflush(stderr);
+    int saved = dup(2);
+    int fd = open(err.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    dup2(fd, 2);
+    close(fd);
+    std::ostringstream driver_out, driver_err;
+    r.rc = stap::run_session(cl.options, driver_out, driver_err);
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    r.driver_err = driver_err.str();
+    return r;
+  }
+
+ private:
+  static std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  fs::path dir_;
+};
+
+bool can_load_bpf() { return geteuid() == 0; }
+
+}  // namespace
+
+TEST_CASE("session: begin, end and the cache", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  const std::string script = "probe begin { printf(\"hi %d\\n\", 7); exit() } probe end { println(\"bye\") }";
+  SessionRun first = stap.run({"-v", "-e", script});
+  CHECK(first.rc == 0);
+  CHECK(first.out == "hi 7\nbye\n");
+  CHECK(first.driver_err.find("Pass 4: compiled BPF into \"stap_") != std::string::npos);
+  CHECK(first.driver_err.find("Pass 5: run completed in ") != std::string::npos);
+  CHECK(first.driver_err.find("using cached") == std::string::npos);
+
+  SessionRun again = stap.run({"-v", "-e", script});
+  CHECK(again.rc == 0);
+  CHECK(again.out == "hi 7\nbye\n");
+  CHECK(again.driver_err.find("Pass 1:") == std::string::npos);
+  CHECK(again.driver_err.find("Pass 3: using cached " + (stap.dir() / "stapdir/cache/").string()) !=
+        std::string::npos);
+  CHECK(again.driver_err.find("Pass 4: using cached ") != std::string::npos);
+
+  // A different argument is a different object: a miss.
+  SessionRun other = stap.run({"-v", "-e", script, "arg"});
+  CHECK(other.driver_err.find("using cached") == std::string::npos);
+}
+
+TEST_CASE("session: runtime errors, MAXERRORS and error probes", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  const std::string script =
+      "global i; probe timer.ms(5) { i++; if (i < 3) error(sprintf(\"e%d\", i)); else exit() }"
+      " probe end { println(\"end\") } probe error { println(\"error probe\") }";
+  // MAXERRORS=0: the first error ends the session; error probes run, end
+  // probes do not; the exit code is 1.
+  SessionRun r = stap.run({"-e", script});
+  CHECK(r.rc == 1);
+  CHECK(r.out == "error probe\n");
+  CHECK(r.err.find("ERROR: e1 near identifier 'error' at <input>:1:") == 0);
+  CHECK(r.err.find("ERROR: e2") == std::string::npos);
+  CHECK(r.err.find("WARNING: Number of errors: 1, skipped probes: 0\n") != std::string::npos);
+  CHECK(r.driver_err.find("Pass 5: run failed.  [man error::pass5]") != std::string::npos);
+
+  // Within MAXERRORS the session goes on and ends normally, still exit 1.
+  r = stap.run({"-DMAXERRORS=5", "-e", script});
+  CHECK(r.rc == 1);
+  CHECK(r.out == "end\n");
+  CHECK(r.err.find("ERROR: e2") != std::string::npos);
+  CHECK(r.err.find("WARNING: Number of errors: 2, skipped probes: 0\n") != std::string::npos);
+
+  // -w hides the warning, not the errors.
+  r = stap.run({"-w", "-DMAXERRORS=5", "-e", script});
+  CHECK(r.err.find("WARNING") == std::string::npos);
+  CHECK(r.err.find("ERROR: e1") != std::string::npos);
+}
+
+TEST_CASE("session: -c gates the command and ends with it; -x sets target()", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  fs::path marker = stap.dir() / "ran";
+  SessionRun r = stap.run({"-c", "touch " + marker.string(), "-e",
+                           "probe begin { printf(\"%d\\n\", target() > 0) } probe end { println(\"end\") }"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "1\nend\n");
+  CHECK(fs::exists(marker));
+
+  r = stap.run({"-x", "4242", "-e", "probe begin { println(target()); exit() }"});
+  CHECK(r.out == "4242\n");
+}
+
+TEST_CASE("session: -T ends a session after its timers ran", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  SessionRun r = stap.run({"-T", "1", "-e",
+                           "global n; probe timer.ms(100) { n++ } probe end { printf(\"%d\\n\", n >= 5) }"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "1\n");
+}
+
+TEST_CASE("session: -p4 writes NAME.bo, which stapbpf's run_object runs", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  fs::path cwd = fs::current_path();
+  fs::current_path(stap.dir());
+  std::vector<std::string> args = {"stap", "-p4", "-m", "hello", "-e",
+                                   "probe begin { println(\"from object\"); exit() }"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  setenv("SYSTEMTAP_DIR", (stap.dir() / "stapdir").c_str(), 1);
+  stap::ParsedCommandLine cl = stap::parse_command_line(static_cast<int>(argv.size()), argv.data());
+  std::ostringstream out, err;
+  int rc = stap::run_session(cl.options, out, err);
+  fs::current_path(cwd);
+  CHECK(rc == 0);
+  CHECK(out.str() == "hello.bo\n");
+  REQUIRE(fs::exists(stap.dir() / "hello.bo"));
+
+  std::ifstream in(stap.dir() / "hello.bo", std::ios::binary);
+  std::string object(std::istreambuf_iterator<char>(in), {});
+  stap::RunOptions run;
+  run.output_file = (stap.dir() / "run.txt").string();
+  CHECK(stap::run_object(object, run) == 0);
+  std::ifstream printed(run.output_file);
+  CHECK(std::string(std::istreambuf_iterator<char>(printed), {}) == "from object\n");
 }
