@@ -146,6 +146,8 @@ run_one() {
     echo "SKIP $name: $reason"; skipped=$((skipped + 1)); return
   fi
   case_tmp=$work/$name; mkdir -p "$case_tmp"; : >"$case_tmp/why"
+  # Each case compiles afresh (its own cache); cache.sh tests the cache.
+  export SYSTEMTAP_DIR=$case_tmp/stapdir
   snapshot=$("$tools/bpf_leftovers" snapshot)
   local t0=$(date +%s%N)
   run_case_command "$file"

@@ -3,15 +3,13 @@ fifo=$CASE_TMP/fifo; mkfifo $fifo
 $LIVE/getpid_loop wait 500 < $fifo &
 pid=$!
 exec 3> $fifo
-$STAP -x $pid -e 'global n
+timeout 20 $STAP -x $pid -e 'global n
 probe begin { printf("target ok %d\n", target() == '$pid') }
 probe kernel.trace("syscalls:sys_enter_getpid") { if (pid() == target() && ++n == 500) exit() }
 probe end { printf("n=%d\n", n) }' > $CASE_TMP/out 2> $CASE_TMP/err &
 stap_pid=$!
-# Start the workload once the probes are attached: the begin line is printed
-# after attaching... wait for it, with a deadline.
-for i in $(seq 100); do grep -q target $CASE_TMP/out && break; sleep 0.1; done
-sleep 0.5
+# Let the workload start its calls once the probes are surely attached.
+sleep 2
 exec 3>&-
 wait $stap_pid; echo "status $?"
 wait $pid

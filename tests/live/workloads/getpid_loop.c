@@ -3,12 +3,16 @@
  * the kernel), then the process exits.  Prints nothing.
  *   getpid_loop CALLS [THREADS]
  * A first argument of "wait" sleeps until stdin closes before starting,
- * so a tracer can be attached first: getpid_loop wait CALLS [THREADS]. */
+ * so a tracer can be attached first: getpid_loop wait CALLS [THREADS].
+ * With GETPID_LOOP_STAMP=FILE in the environment, the CLOCK_REALTIME
+ * nanosecond at which the calls start is written to FILE (benchmarks
+ * time the tracer's delivery from there). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static long calls;
@@ -34,6 +38,16 @@ int main(int argc, char** argv) {
   calls = atol(argv[arg]);
   int threads = argc > arg + 1 ? atoi(argv[arg + 1]) : 1;
   if (threads < 1 || threads > 256) threads = 1;
+  const char* stamp = getenv("GETPID_LOOP_STAMP");
+  if (stamp) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    FILE* f = fopen(stamp, "w");
+    if (f) {
+      fprintf(f, "%lld\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+      fclose(f);
+    }
+  }
   pthread_t ids[256];
   for (int t = 1; t < threads; t++) pthread_create(&ids[t], NULL, run, NULL);
   run(NULL);
