@@ -105,7 +105,7 @@ void ExprLowerer::visit(ast::AtOp& n) {
     }
   }
   if (n.op == "choose_defined" && n.operands.size() == 2) {
-    std::optional<bool> known = l_.target_defined(n.operands[0]);
+    std::optional<bool> known = l_.target_exists(n.operands[0]);
     if (known) {
       result = l_.expr(n.operands[*known ? 0 : 1]);
       return;

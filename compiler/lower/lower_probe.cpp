@@ -110,7 +110,8 @@ void Lowerer::lower_trace_points(const DerivedProbe& dp) {
   std::string system = colon == std::string::npos ? std::string() : spec.substr(0, colon);
   std::string name = colon == std::string::npos ? spec : spec.substr(colon + 1);
   std::vector<tracefs::Event>* all = nullptr;
-  if (!tracefs_events(all, head.loc)) return;
+  // An optional point resolves to nothing, silently, even without tracefs.
+  if (!tracefs_events(all, head.loc, optional_point(dp))) return;
   std::vector<tracefs::Event> matches = tracefs::match_events(*all, system, name);
   if (matches.empty()) {
     if (optional_point(dp)) return;
@@ -132,7 +133,7 @@ void Lowerer::lower_trace_points(const DerivedProbe& dp) {
 
 // ---------------------------------------------------------------- tracefs
 
-bool Lowerer::tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc) {
+bool Lowerer::tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc, bool quiet) {
   if (!tracefs_read_) {
     tracefs_read_ = true;
     std::string why;
@@ -143,6 +144,7 @@ bool Lowerer::tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc) {
     }
   }
   if (tracefs_root_.empty()) {
+    if (quiet) return false;
     error(loc, "kernel.trace needs the kernel's tracefs: " + tracefs_error_ +
                    " (run as root, or mount it: mount -t tracefs nodev /sys/kernel/tracing)");
     return false;

@@ -47,8 +47,12 @@ std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
   }
   auto* op = dynamic_cast<const ast::AtOp*>(e);
   if (!op || op->op != "defined" || op->operands.size() != 1) return std::nullopt;
-  auto* t = dynamic_cast<const ast::TargetSymbol*>(op->operands[0]);
-  if (!t) return std::nullopt;
+  return target_exists(op->operands[0]);
+}
+
+std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
+  auto* t = dynamic_cast<const ast::TargetSymbol*>(e);
+  if (!body_ || !body_->event || !t) return std::nullopt;
   if (t->name.starts_with("$$"))
     return t->name == "$$vars" || t->name == "$$parms" || t->name == "$$locals" ||
            t->name == "$$name" || t->name == "$$system";

@@ -101,7 +101,10 @@ class Lowerer {
   // ---- target variables (lower_target.cpp)
   // any_type: the value may be a long or a string (print's arguments).
   ir::Node* target(ast::TargetSymbol& n, bool any_type = false);
+  // @defined($f) (or its negation) in a tracepoint probe: whether the field
+  // exists; nullopt for anything else.
   std::optional<bool> target_defined(const ast::Expr* e);
+  std::optional<bool> target_exists(const ast::Expr* e);
   ir::Node* field_read(const tracefs::Field& f, const ast::TargetSymbol& n);
   ir::Node* pretty(ir::Node* read);
   ir::Node* all_fields(const tracefs::Format& event, const ast::TargetSymbol& n);
@@ -114,7 +117,7 @@ class Lowerer {
   void collect_histograms();
   void lower_functions();
   void lower_body(const DerivedProbe& dp, ir::Probe probe);
-  bool tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc);
+  bool tracefs_events(std::vector<tracefs::Event>*& out, SourceLoc loc, bool quiet);
   const tracefs::Format* event_format(const tracefs::Event& e, SourceLoc loc);
   void unsupported_point(const DerivedProbe& dp);
   void lower_trace_points(const DerivedProbe& dp);

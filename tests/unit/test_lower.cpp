@@ -490,4 +490,37 @@ TEST_CASE("lower: a kernel-only builtin in a user-context probe", "[lower]") {
   CHECK(h.ok);
 }
 
+TEST_CASE("lower: $$parms, $f$ and @choose_defined in a tracepoint probe", "[lower]") {
+  Lowered l = lower(
+      "probe kernel.trace(\"sched:sched_wakeup\") {\n"
+      "  println($$parms); println($comm$, $pid$); println(@choose_defined($nope, 7)) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  const auto& f = l.module.formats;
+  auto has = [&](const std::string& s) { return std::find(f.begin(), f.end(), s) != f.end(); };
+  CHECK(has("comm=\"%s\" pid=%#x prio=%#x target_cpu=%#x"));
+  CHECK(has("\"%s\""));
+  CHECK(has("%#x"));
+  CHECK(contains(dump, "      printf \"%d\\n\"  @ identifier 'println' at <input>:2:45\n"
+                       "        num:long 7\n"));
+}
+
+TEST_CASE("lower: an optional kernel.trace point that matches nothing", "[lower]") {
+  Lowered l = lower(
+      "global n\nprobe kernel.trace(\"nosuch:*\")!, kernel.trace(\"sched:sched_switch\") { n++ }");
+  // '!' after a point that pass 2 kept: nothing matched, silently.
+  REQUIRE(l.ok);
+  CHECK(l.module.probes.empty());
+}
+
+TEST_CASE("lower: a function using a kernel-only builtin, called from begin", "[lower]") {
+  Lowered l = lower("function f() { return probefunc() }\nprobe begin { println(f()) }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages,
+                 "semantic error: function 'f' uses 'probefunc' at <input>:1:23, which needs a "
+                 "kernel probe: call it from a kernel.trace probe: identifier 'f' at "
+                 "<input>:2:23\n"));
+}
+
 }  // namespace stap::test
