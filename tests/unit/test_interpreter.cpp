@@ -2,7 +2,10 @@
 // by hand, probes run, output and map contents checked.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <climits>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -372,4 +375,222 @@ TEST_CASE("histograms: buckets, printing, an empty one", "[interp]") {
   auto gr = static_cast<int64_t>(r.global(h));
   r.probe({}, {r.expr(r.op(Op::stat_add, N, {r.num(1)}, gr)), r.print("%d\n", {r.op(Op::hist_bucket, L, {r.num(128)}, gr)})});
   CHECK(run_error(r) == "histogram index out of range");
+}
+
+// ---------------------------------------------------------------- foreach
+
+namespace {
+
+// foreach over global g: ints = {value_slot, column, direction, aggregate, hist, key slots...}
+Node* foreach_node(Script& s, int64_t g, std::vector<int64_t> ints, Node* body, Node* limit = nullptr,
+                   std::vector<Node*> slice = {}) {
+  std::vector<Node*> kids{body, limit ? limit : s.nop()};
+  kids.insert(kids.end(), slice.begin(), slice.end());
+  Node* n = s.op(Op::foreach, N, kids, g);
+  n->ints = std::move(ints);
+  return n;
+}
+
+// a[1] = 30, a[2] = 10, a[3] = 20, a[4] = 10; prints "k=v " per iteration.
+struct ArrayLoop {
+  Script s;
+  int64_t g;
+  ArrayLoop() {
+    g = static_cast<int64_t>(s.global({.name = "a", .type = L, .keys = {L}}));
+  }
+  std::string run(std::vector<int64_t> ints, Node* limit = nullptr) {
+    std::vector<Node*> stmts;
+    for (auto [k, v] : std::vector<std::pair<int64_t, int64_t>>{{1, 30}, {2, 10}, {3, 20}, {4, 10}})
+      stmts.push_back(s.expr(s.op(Op::set_elem, L, {s.num(k), s.num(v)}, g)));
+    stmts.push_back(foreach_node(s, g, std::move(ints), s.block({s.print("%d=%d ", {s.local(1, L), s.local(0, L)})}), limit));
+    s.probe({L, L}, stmts);
+    return s.output_of_run();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("foreach over an array: sorted by value or key, either way, ties by key", "[interp]") {
+  CHECK(ArrayLoop().run({0, 0, -1, 0, 0, 1}) == "1=30 3=20 2=10 4=10 ");
+  CHECK(ArrayLoop().run({0, 0, 1, 0, 0, 1}) == "2=10 4=10 3=20 1=30 ");
+  CHECK(ArrayLoop().run({0, 1, -1, 0, 0, 1}) == "4=10 3=20 2=10 1=30 ");
+  CHECK(ArrayLoop().run({0, 1, 1, 0, 0, 1}) == "1=30 2=10 3=20 4=10 ");
+}
+
+TEST_CASE("foreach limit is evaluated once and counts iterations", "[interp]") {
+  ArrayLoop l;
+  CHECK(l.run({0, 0, -1, 0, 0, 1}, l.s.num(2)) == "1=30 3=20 ");
+  ArrayLoop z;
+  CHECK(z.run({0, 0, -1, 0, 0, 1}, z.s.num(0)).empty());
+}
+
+TEST_CASE("foreach unsorted visits every element once, in map order", "[interp]") {
+  ArrayLoop l;
+  std::string out = l.run({0, 0, 0, 0, 0, 1});
+  for (const char* part : {"1=30 ", "2=10 ", "3=20 ", "4=10 "}) CHECK(out.find(part) != std::string::npos);
+  CHECK(out.size() == 20);
+}
+
+TEST_CASE("foreach over a slice; the limit counts skipped elements as stap does", "[interp]") {
+  auto run = [](Node* (*limit)(Script&)) {
+    Script s;
+    auto g = static_cast<int64_t>(s.global({.name = "a", .type = L, .keys = {L, S}}));
+    std::vector<Node*> stmts;
+    for (auto [k1, k2] : std::vector<std::pair<int64_t, const char*>>{{1, "x"}, {1, "y"}, {2, "x"}})
+      stmts.push_back(s.expr(s.op(Op::set_elem, L, {s.num(k1), s.str(k2), s.num(k1)}, g)));
+    stmts.push_back(foreach_node(s, g, {-1, 1, 1, 0, 0, 0, 1},
+                                 s.block({s.print("%d%s ", {s.local(0, L), s.local(1, S)})}), limit(s),
+                                 {s.leaf(Op::any, N), s.str("x")}));
+    s.probe({L, S}, stmts);
+    return s.output_of_run();
+  };
+  CHECK(run([](Script&) -> Node* { return nullptr; }) == "1x 2x ");
+  CHECK(run([](Script& s) { return s.num(2); }) == "1x ");
+}
+
+TEST_CASE("foreach break, and return from a function inside a foreach", "[interp]") {
+  Script s;
+  auto g = static_cast<int64_t>(s.global({.name = "a", .type = L, .keys = {L}}));
+  ir::Function f{.name = "first_over", .ret = L, .param_count = 1, .slots = {L, L}};
+  Node* test = s.op(Op::if_, N, {s.op(Op::gt, L, {s.local(1, L), s.local(0, L)}), s.op(Op::ret, N, {s.local(1, L)}), s.nop()});
+  f.body = s.block({foreach_node(s, g, {-1, 1, 1, 0, 0, 1}, s.block({test})), s.op(Op::ret, N, {s.num(-1)})});
+  auto fi = static_cast<int64_t>(s.function(f));
+  std::vector<Node*> stmts;
+  for (int64_t k = 1; k <= 5; ++k) stmts.push_back(s.expr(s.op(Op::set_elem, L, {s.num(k), s.num(0)}, g)));
+  Node* brk = s.op(Op::if_, N, {s.op(Op::eq, L, {s.local(0, L), s.num(3)}), s.leaf(Op::brk, N), s.nop()});
+  stmts.push_back(foreach_node(s, g, {-1, 1, 1, 0, 0, 0}, s.block({brk, s.print("%d", {s.local(0, L)})})));
+  stmts.push_back(s.print(" %d %d\n", {s.op(Op::call, L, {s.num(2)}, fi), s.op(Op::call, L, {s.num(9)}, fi)}));
+  s.probe({L}, stmts);
+  CHECK(s.output_of_run() == "12 3 -1\n");
+}
+
+TEST_CASE("foreach over a statistic array sorts by @count unless told", "[interp]") {
+  auto run = [](int64_t direction, ir::StatOp agg) {
+    Script s;
+    auto g = static_cast<int64_t>(s.global({.name = "st", .type = Type::stats, .keys = {S}}));
+    std::vector<Node*> stmts;
+    // "a": 3 values summing 3; "b": 1 value of 100; "c": 2 values summing 20
+    for (auto [k, v] : std::vector<std::pair<const char*, int64_t>>{{"a", 1}, {"a", 1}, {"a", 1}, {"b", 100}, {"c", 10}, {"c", 10}})
+      stmts.push_back(s.expr(s.op(Op::stat_add, N, {s.str(k), s.num(v)}, g)));
+    Node* count = s.op(Op::stat_get, L, {s.local(0, S)}, g, static_cast<int64_t>(ir::StatOp::count));
+    stmts.push_back(foreach_node(s, g, {-1, 0, direction, static_cast<int64_t>(agg), 0, 0},
+                                 s.block({s.print("%s%d ", {s.local(0, S), count})})));
+    s.probe({S}, stmts);
+    return s.output_of_run();
+  };
+  CHECK(run(-1, ir::StatOp::count) == "a3 c2 b1 ");
+  CHECK(run(-1, ir::StatOp::sum) == "b1 c2 a3 ");
+  CHECK(run(1, ir::StatOp::max) == "a3 c2 b1 ");
+  CHECK(run(1, ir::StatOp::avg) == "a3 c2 b1 ");
+}
+
+TEST_CASE("foreach over histogram buckets visits every bucket with its count", "[interp]") {
+  Script s;
+  ir::Global h{.name = "h", .type = Type::stats, .keys = {L}};
+  h.hist = ir::HistShape{ir::HistShape::Kind::linear, 0, 10, 5};  // 5 buckets
+  auto g = static_cast<int64_t>(s.global(h));
+  std::vector<Node*> stmts;
+  for (int64_t v : {-3, 7, 8, 100}) stmts.push_back(s.expr(s.op(Op::stat_add, N, {s.num(1), s.num(v)}, g)));
+  stmts.push_back(foreach_node(s, g, {1, 0, 0, 0, 2, 0}, s.block({s.print("%d:%d ", {s.local(0, L), s.local(1, L)})}),
+                               nullptr, {s.num(1)}));
+  stmts.push_back(s.print("| ", {}));
+  stmts.push_back(foreach_node(s, g, {1, 0, 0, 0, 2, 0}, s.block({s.print("%d:%d ", {s.local(0, L), s.local(1, L)})}),
+                               s.num(2), {s.num(1)}));
+  s.probe({L, L}, stmts);
+  CHECK(s.output_of_run() == "0:1 1:0 2:2 3:0 4:1 | 0:1 1:0 ");
+}
+
+// ---------------------------------------------------------------- builtins
+
+namespace {
+
+std::string one(Type t, const std::string& name, std::function<std::vector<Node*>(Script&)> args,
+                const std::string& fmt = "") {
+  Script s;
+  Node* call = s.builtin(name, t, args(s));
+  s.probe({}, {s.print(fmt.empty() ? (t == S ? "%s" : "%d") : fmt, {call})});
+  return s.output_of_run();
+}
+
+}  // namespace
+
+TEST_CASE("string builtins behave as stap's tapset functions", "[interp]") {
+  using A = std::vector<Node*>;
+  CHECK(one(L, "strlen", [](Script& s) { return A{s.str("hello")}; }) == "5");
+  CHECK(one(S, "substr", [](Script& s) { return A{s.str("hello"), s.num(1), s.num(3)}; }) == "ell");
+  CHECK(one(S, "substr", [](Script& s) { return A{s.str("hello"), s.num(5), s.num(3)}; }).empty());
+  CHECK(one(S, "substr", [](Script& s) { return A{s.str("hello"), s.num(-1), s.num(3)}; }).empty());
+  CHECK(one(L, "isinstr", [](Script& s) { return A{s.str("hello"), s.str("ll")}; }) == "1");
+  CHECK(one(L, "strpos", [](Script& s) { return A{s.str("hello"), s.str("lo")}; }) == "3");
+  CHECK(one(L, "strpos", [](Script& s) { return A{s.str("hello"), s.str("x")}; }) == "-1");
+  CHECK(one(S, "str_replace", [](Script& s) { return A{s.str("a-b-c"), s.str("-"), s.str("+=")}; }) == "a+=b+=c");
+  CHECK(one(L, "stringat", [](Script& s) { return A{s.str("abc"), s.num(1)}; }) == "98");
+  CHECK(one(S, "text_str", [](Script& s) { return A{s.str("a\"\n\xc3\xa9")}; }) == "a\\\"\\n\\u00E9");
+  CHECK(one(S, "text_str", [](Script& s) { return A{s.str("\\\x01")}; }) == "\\\\\\001");
+  // 15 bytes of output at most; an escape that does not fit ends it
+  CHECK(one(S, "text_str", [](Script& s) { return A{s.str("0123456789ab\xc3\xa9")}; }) == "0123456789ab");
+  CHECK(one(S, "string_quoted", [](Script& s) { return A{s.str("abc")}; }) == "\"abc\"");
+  // MAXSTRINGLEN 16: at most 15 bytes, the last three as "...
+  CHECK(one(S, "string_quoted", [](Script& s) { return A{s.str("0123456789abcdefgh")}; }) == "\"0123456789\"...");
+  CHECK(one(S, "text_strn", [](Script& s) { return A{s.str("abcdefgh"), s.num(8), s.num(1)}; }) == "\"abc\"...");
+  CHECK(one(S, "text_strn", [](Script& s) { return A{s.str("abcdef"), s.num(8), s.num(1)}; }) == "\"abcdef\"");
+  CHECK(one(S, "text_strn", [](Script& s) { return A{s.str("abcdef"), s.num(3), s.num(0)}; }) == "abc");
+  CHECK(one(L, "strtol", [](Script& s) { return A{s.str("-0x1fz"), s.num(16)}; }) == "-31");
+  CHECK(one(L, "strtol", [](Script& s) { return A{s.str("017"), s.num(0)}; }) == "15");
+  CHECK(one(L, "strtol", [](Script& s) { return A{s.str("12ab"), s.num(10)}; }) == "12");
+  CHECK(one(L, "isdigit", [](Script& s) { return A{s.str("7a")}; }) == "1");
+  CHECK(one(L, "isdigit", [](Script& s) { return A{s.str("")}; }) == "0");
+  CHECK(one(S, "errno_str", [](Script& s) { return A{s.num(-2)}; }) == "ENOENT");
+  CHECK(one(S, "ctime", [](Script& s) { return A{s.num(0)}; }) == "Thu Jan  1 00:00:00 1970");
+  CHECK(one(S, "ctime", [](Script& s) { return A{s.num(1700000000)}; }) == "Tue Nov 14 22:13:20 2023");
+  CHECK(one(L, "MAJOR", [](Script& s) { return A{s.builtin("MKDEV", L, {s.num(8), s.num(17)})}; }) == "8");
+  CHECK(one(L, "MINOR", [](Script& s) { return A{s.builtin("MKDEV", L, {s.num(8), s.num(17)})}; }) == "17");
+}
+
+TEST_CASE("stringat out of range is stap's error", "[interp]") {
+  Script s;
+  s.probe({}, {s.print("%d", {s.builtin("stringat", L, {s.str("abc"), s.num(3)})})});
+  CHECK(run_error(s) == "Position out of bounds");
+}
+
+TEST_CASE("tokenize keeps its input between calls and skips empty tokens", "[interp]") {
+  Script s;
+  auto tok = [&](std::vector<Node*> a) { return s.builtin("tokenize", S, std::move(a)); };
+  s.probe({}, {s.print("%s|%s|%s|%s|\n", {tok({s.str(",a,,b c"), s.str(", ")}), tok({s.str(""), s.str(", ")}),
+                                          tok({s.str(", ")}), tok({s.str(", ")})})});
+  CHECK(s.output_of_run() == "a|b|c||\n");
+}
+
+TEST_CASE("context builtins in user context are the runtime's own", "[interp]") {
+  using A = std::vector<Node*>;
+  CHECK(one(L, "pid", [](Script&) { return A{}; }) == std::to_string(getpid()));
+  CHECK(one(L, "target", [](Script&) { return A{}; }) == "4242");
+  CHECK(one(S, "pp", [](Script&) { return A{}; }) == "begin");
+  CHECK(one(S, "ppfunc", [](Script&) { return A{}; }).empty());
+  CHECK_FALSE(one(S, "execname", [](Script&) { return A{}; }).empty());
+  CHECK(std::stoll(one(L, "gettimeofday_s", [](Script&) { return A{}; })) > 1600000000);
+}
+
+TEST_CASE("regular expressions: =~, !~, matched() and ngroups()", "[interp]") {
+  Script s;
+  Node* m = s.op(Op::regex_match, L, {s.str("key=value")});
+  m->s = "^([a-z]+)=(v(x)?[a-z]*)$";
+  Node* not_m = s.op(Op::regex_match, L, {s.str("abc")}, 0, 1);
+  not_m->s = "^b";
+  s.probe({}, {s.print("%d %d %s %s [%s] %d\n", {not_m, m, s.builtin("matched", S, {s.num(1)}), s.builtin("matched", S, {s.num(2)}),
+                                                 s.builtin("matched", S, {s.num(3)}), s.builtin("ngroups", L, {})})});
+  CHECK(s.output_of_run() == "1 1 key value [] 4\n");
+}
+
+TEST_CASE("log, assert and builtins that need kernel context", "[interp]") {
+  Script s;
+  s.probe({}, {s.expr(s.builtin("log", N, {s.str("logged")})),
+               s.expr(s.builtin("assert", N, {s.num(1)})),
+               s.expr(s.at(s.builtin("assert", N, {s.num(0), s.str("it failed")}), "identifier 'assert' at t.stp:1:1"))});
+  CHECK(run_error(s) == "it failed near identifier 'assert' at t.stp:1:1");
+  CHECK(s.output() == "logged\n");
+
+  Script k;
+  k.probe({}, {k.print("%d", {k.builtin("user_long", L, {k.num(0)})})});
+  CHECK(run_error(k).find("user_long() cannot run in a begin, end, error or timer probe") == 0);
 }
