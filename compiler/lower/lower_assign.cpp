@@ -55,6 +55,15 @@ bool pure(const ast::Expr* e) {
 
 }  // namespace
 
+// x += d / x -= d on a long global or element: the atomic add's delta.
+ir::Node* Lowerer::delta(ast::Expr* value, ir::Op op) {
+  ir::Node* d = expr(value);
+  if (op != ir::Op::sub) return d;
+  ir::Node* neg = make(ir::Op::neg, ir::Type::long_);
+  neg->kids = {d};
+  return neg;
+}
+
 ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
   if (n.op == "<<<") {
     ir::Node* add = make(ir::Op::stat_add);
@@ -67,34 +76,7 @@ ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
     error(n.loc, "assignment operator '" + n.op + "' is not supported", describe_expr(n));
     return num(0);
   }
-  ir::Type t = ir_type(n.target->type);
-  if (auto* sym = dynamic_cast<ast::Symbol*>(n.target)) {
-    if (!sym->decl) return num(0);
-    bool global = sym->decl->scope == ast::VarDecl::Scope::global;
-    if (global && t == ir::Type::long_ && (op == ir::Op::add || op == ir::Op::sub)) {
-      ir::Node* add = make(ir::Op::add_global, t);
-      add->a = global_index(sym->decl);
-      ir::Node* delta = expr(n.value);
-      if (op == ir::Op::sub) {
-        ir::Node* neg = make(ir::Op::neg, ir::Type::long_);
-        neg->kids = {delta};
-        delta = neg;
-      }
-      add->kids = {delta};
-      return add;
-    }
-    ir::Node* value = expr(n.value);
-    if (op != ir::Op::nop) {
-      ir::Node* combined = make(op, t);
-      combined->kids = {expr(sym), value};
-      if (op == ir::Op::div || op == ir::Op::mod) combined->loc = location(n);
-      value = combined;
-    }
-    ir::Node* set = make(global ? ir::Op::set_global : ir::Op::set_local, t);
-    set->a = global ? global_index(sym->decl) : slot(sym->decl);
-    set->kids = {value};
-    return set;
-  }
+  if (auto* sym = dynamic_cast<ast::Symbol*>(n.target)) return assign_variable(n, *sym, op);
   auto* idx = dynamic_cast<ast::ArrayIndex*>(n.target);
   auto* base = idx ? dynamic_cast<ast::Symbol*>(idx->base) : nullptr;
   int g = base ? global_index(base->decl) : -1;
@@ -102,70 +84,83 @@ ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
     error(n.loc, "writing to this is not supported by this engine", describe_expr(*n.target));
     return num(0);
   }
-  if (t == ir::Type::long_ && (op == ir::Op::add || op == ir::Op::sub)) {
-    ir::Node* add = make(ir::Op::add_elem, t);
-    add->a = g;
-    keys(add, idx->indexes);
-    ir::Node* delta = expr(n.value);
-    if (op == ir::Op::sub) {
-      ir::Node* neg = make(ir::Op::neg, ir::Type::long_);
-      neg->kids = {delta};
-      delta = neg;
-    }
-    add->kids.push_back(delta);
-    add->loc = location(*idx);
+  return assign_element(n, *idx, g, op, statement);
+}
+
+ir::Node* Lowerer::assign_variable(ast::AssignExpr& n, ast::Symbol& sym, ir::Op op) {
+  if (!sym.decl) return num(0);
+  ir::Type t = ir_type(n.target->type);
+  bool global = sym.decl->scope == ast::VarDecl::Scope::global;
+  if (global && t == ir::Type::long_ && (op == ir::Op::add || op == ir::Op::sub)) {
+    ir::Node* add = make(ir::Op::add_global, t);
+    add->a = global_index(sym.decl);
+    add->kids = {delta(n.value, op)};
     return add;
   }
-  if (op == ir::Op::nop) {
-    ir::Node* set = make(ir::Op::set_elem, t);
-    set->a = g;
-    keys(set, idx->indexes);
-    set->kids.push_back(expr(n.value));
-    set->loc = location(*idx);
-    return set;
+  ir::Node* value = expr(n.value);
+  if (op != ir::Op::nop) {
+    ir::Node* combined = make(op, t);
+    combined->kids = {expr(&sym), value};
+    if (op == ir::Op::div || op == ir::Op::mod) combined->loc = location(n);
+    value = combined;
+  }
+  ir::Node* set = make(global ? ir::Op::set_global : ir::Op::set_local, t);
+  set->a = global ? global_index(sym.decl) : slot(sym.decl);
+  set->kids = {value};
+  return set;
+}
+
+ir::Node* Lowerer::assign_element(ast::AssignExpr& n, ast::ArrayIndex& idx, int g, ir::Op op,
+                                  bool statement) {
+  ir::Type t = ir_type(n.target->type);
+  if (op == ir::Op::nop || (t == ir::Type::long_ && (op == ir::Op::add || op == ir::Op::sub))) {
+    bool add = op != ir::Op::nop;
+    ir::Node* node = make(add ? ir::Op::add_elem : ir::Op::set_elem, t);
+    node->a = g;
+    keys(node, idx.indexes);
+    node->kids.push_back(add ? delta(n.value, op) : expr(n.value));
+    node->loc = location(idx);
+    return node;
   }
   // Read, compute, store: the keys are needed twice.
   bool keys_pure = true;
-  for (const ast::Expr* k : idx->indexes) keys_pure = keys_pure && pure(k);
+  for (const ast::Expr* k : idx.indexes) keys_pure = keys_pure && pure(k);
   if (!keys_pure && !statement) {
-    error(idx->loc, "an index with side effects in a compound assignment used as a value is not "
-                    "supported yet: put the index in a variable first",
-          describe_expr(*idx));
+    error(idx.loc, "an index with side effects in a compound assignment used as a value is not "
+                   "supported yet: put the index in a variable first",
+          describe_expr(idx));
     return num(0);
   }
   ir::Node* prefix = make(ir::Op::block);
-  std::vector<ir::Node*> key_nodes;
-  for (ast::Expr* k : idx->indexes) {
+  std::vector<int> temps;  // -1: the key is pure and lowered again
+  for (ast::Expr* k : idx.indexes) {
     if (keys_pure) {
-      key_nodes.push_back(nullptr);
+      temps.push_back(-1);
       continue;
     }
-    int temp = add_temp(ir_type(k->type));
     ir::Node* store = make(ir::Op::set_local, ir_type(k->type));
-    store->a = temp;
+    store->a = add_temp(store->type);
     store->kids = {expr(k)};
     ir::Node* st = make(ir::Op::expr);
     st->kids = {store};
     prefix->kids.push_back(st);
-    ir::Node* read = make(ir::Op::local, ir_type(k->type));
-    read->a = temp;
-    key_nodes.push_back(read);
+    temps.push_back(static_cast<int>(store->a));
   }
   auto key_kids = [&](ir::Node* into) {
-    for (size_t i = 0; i < idx->indexes.size(); ++i) {
-      if (key_nodes[i]) {
-        ir::Node* copy = make(ir::Op::local, key_nodes[i]->type);
-        copy->a = key_nodes[i]->a;
-        into->kids.push_back(copy);
-      } else {
-        into->kids.push_back(expr(idx->indexes[i]));
+    for (size_t i = 0; i < idx.indexes.size(); ++i) {
+      if (temps[i] < 0) {
+        into->kids.push_back(expr(idx.indexes[i]));
+        continue;
       }
+      ir::Node* read = make(ir::Op::local, ir_type(idx.indexes[i]->type));
+      read->a = temps[i];
+      into->kids.push_back(read);
     }
   };
   ir::Node* read = make(ir::Op::elem, t);
   read->a = g;
   key_kids(read);
-  read->loc = location(*idx);
+  read->loc = location(idx);
   ir::Node* combined = make(op, t);
   combined->kids = {read, expr(n.value)};
   if (op == ir::Op::div || op == ir::Op::mod) combined->loc = location(n);

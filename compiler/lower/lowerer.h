@@ -80,6 +80,10 @@ class Lowerer {
 
   // ---- assignments (lower_assign.cpp)
   ir::Node* assign(ast::AssignExpr& n, bool statement);
+  ir::Node* assign_variable(ast::AssignExpr& n, ast::Symbol& sym, ir::Op op);
+  ir::Node* assign_element(ast::AssignExpr& n, ast::ArrayIndex& idx, int g, ir::Op op,
+                           bool statement);
+  ir::Node* delta(ast::Expr* value, ir::Op op);
   ir::Node* incdec(ast::UnaryExpr& n);
   ir::Node* delete_stmt(ast::DeleteStmt& n);
 
