@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -65,15 +66,18 @@ struct Builder {
   Node* set_global(size_t g, Node* v) { return node(Op::set_global, v->type, {v}, int64_t(g)); }
   Node* get_global(size_t g) { return node(Op::global, m.globals[g].type, {}, int64_t(g)); }
   // A tracepoint probe whose body runs only for this test process.
-  void probe(Node* body, std::vector<Type> slots = {}, const char* event = "sys_enter_getpid") {
+  // `guard` defaults to pid() == target().
+  void probe(Node* body, std::vector<Type> slots = {}, const char* event = "sys_enter_getpid",
+             const char* system = "syscalls", Node* guard = nullptr) {
     ir::Probe p;
     p.kind = ir::ProbeKind::tracepoint;
     p.context = ir::Context::kernel;
-    p.system = "syscalls";
+    p.system = system;
     p.event = event;
-    p.pp = std::string("kernel.trace(\"syscalls:") + event + "\")";
+    p.pp = std::string("kernel.trace(\"") + system + ":" + event + "\")";
     p.slots = std::move(slots);
-    Node* mine = bin(Op::eq, call_builtin("pid", Type::long_), call_builtin("target", Type::long_));
+    Node* mine = guard ? guard
+                       : bin(Op::eq, call_builtin("pid", Type::long_), call_builtin("target", Type::long_));
     p.body = node(Op::if_, Type::none, {mine, body, node(Op::nop, Type::none)});
     m.probes.push_back(std::move(p));
   }
@@ -443,4 +447,156 @@ TEST_CASE("codegen: context builtins, sprintf, tracepoint fields, user_string", 
   CHECK(l.get_long(nr) == SYS_getpid);
   CHECK(l.get_string(sp) == "  -42|x  |0xff");
   CHECK(l.get_string(path) == "/etc/hostname");
+}
+
+TEST_CASE("codegen: char[N] and __data_loc tracepoint fields, pexecname", "[codegen]") {
+  Builder t;
+  size_t comm = t.global("comm", Type::string), adj = t.global("adj", Type::long_);
+  size_t file = t.global("file", Type::string), parent = t.global("parent", Type::string);
+  t.probe(t.block({t.set_global(comm, t.node(Op::tp_chars, Type::string, {}, 12, 16)),
+                   t.set_global(adj, t.node(Op::tp_field, Type::long_, {}, 44, 2, 1))}),
+          {}, "task_rename", "task");
+  // The exec'ing child is ours when its parent is this process.
+  Node* child = t.bin(Op::eq, t.call_builtin("ppid", Type::long_), t.call_builtin("target", Type::long_));
+  t.probe(t.block({t.set_global(file, t.node(Op::tp_dataloc, Type::string, {}, 8)),
+                   t.set_global(parent, t.call_builtin("pexecname", Type::string))}),
+          {}, "sched_process_exec", "sched", child);
+  Loaded l(t.m);
+  char old_name[17] = {};
+  prctl(PR_GET_NAME, old_name);
+  prctl(PR_SET_NAME, "codegen-0123456789");  // cut to 15 characters by the kernel
+  prctl(PR_SET_NAME, old_name);  // the last rename: oldcomm is the new name
+  CHECK(l.get_string(comm) == "codegen-0123456");
+  CHECK(l.get_long(adj) == 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/true", "true", nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(l.get_string(file) == "/bin/true");
+  CHECK(l.get_string(parent) == old_name);
+}
+
+TEST_CASE("codegen: exit and print_hist records, full and wrapping arrays", "[codegen]") {
+  Builder t;
+  size_t small = t.global("small", Type::long_, {Type::long_});
+  t.m.globals[small].max_entries = 2;
+  size_t wrap = t.global("wrap", Type::long_, {Type::long_});
+  t.m.globals[wrap].max_entries = 2;
+  t.m.globals[wrap].wrap = true;
+  size_t h = t.global("h", Type::stats, {Type::string});
+  t.m.globals[h].hist.kind = ir::HistShape::Kind::linear;
+  t.m.globals[h].hist.low = 0;
+  t.m.globals[h].hist.high = 10;
+  t.m.globals[h].hist.step = 2;
+  size_t done = t.global("done", Type::long_);
+  std::vector<Node*> body;
+  for (int i = 1; i <= 3; ++i) body.push_back(t.expr(t.node(Op::set_elem, Type::long_, {t.num(i), t.num(i)}, int64_t(wrap))));
+  body.push_back(t.expr(t.node(Op::stat_add, Type::none, {t.str("k"), t.num(3)}, int64_t(h))));
+  body.push_back(t.node(Op::print_hist, Type::none, {t.str("k")}, int64_t(h)));
+  body.push_back(t.node(Op::exit, Type::none));
+  for (int i = 1; i <= 3; ++i) {
+    Node* set = t.node(Op::set_elem, Type::long_, {t.num(i), t.num(i)}, int64_t(small));
+    set->loc = t.m.add_location("identifier 'small' at <test>:3:" + std::to_string(i));
+    body.push_back(t.expr(set));
+  }
+  body.push_back(t.set_global(done, t.num(1)));
+  t.probe(t.block(body));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(done) == 0);
+  CHECK(l.header().exit_requested == 1);
+  CHECK(l.header().errors == 1);
+  std::vector<Record> recs = l.records();
+  REQUIRE(recs.size() == 3);
+  CHECK(recs[0].kind == STAP_REC_PRINT_HIST);
+  CHECK(recs[0].id == h);
+  CHECK(recs[0].payload == std::string("k") + std::string(t.m.limits.maxstringlen - 1, '\0'));
+  CHECK(recs[1].kind == STAP_REC_EXIT);
+  CHECK(recs[2].kind == STAP_REC_ERROR);
+  CHECK(cstr(recs[2].payload) == "Array overflow, check size limit (2)");
+  CHECK(recs[2].id == t.m.locations.size() - 1);
+  // The linear histogram counted 3 in bucket 1 + 3/2 = 2, on this CPU.
+  std::vector<char> key(t.m.globals[h].key_size, 0);
+  key[0] = 'k';
+  int ncpus = libbpf_num_possible_cpus();
+  size_t vsize = (t.m.globals[h].value_size + 7) & ~size_t(7);
+  std::vector<char> values(vsize * size_t(ncpus));
+  REQUIRE(bpf_map_lookup_elem(l.fd(t.m.globals[h].map_name), key.data(), values.data()) == 0);
+  int64_t count = 0, bucket2 = 0;
+  for (int c = 0; c < ncpus; ++c) {
+    const auto* s = reinterpret_cast<const stap_stat*>(values.data() + vsize * size_t(c));
+    count += s->count;
+    bucket2 += s->buckets[2];
+  }
+  CHECK(count == 1);
+  CHECK(bucket2 == 1);
+}
+
+TEST_CASE("codegen: memory faults are stap's errors, user_long's is 0", "[codegen]") {
+  Builder t;
+  size_t k = t.global("k", Type::string), u = t.global("u", Type::string);
+  size_t ul = t.global("ul", Type::long_), fallback = t.global("fallback", Type::string);
+  Node* msg = t.node(Op::local, Type::string, {}, 0);
+  auto caught = [&](Node* e, size_t g) {
+    return t.node(Op::try_, Type::none, {t.expr(e), t.set_global(g, msg)}, 0);
+  };
+  t.probe(t.block({
+      caught(t.call_builtin("kernel_long", Type::long_, {t.num(0)}), k),
+      caught(t.call_builtin("user_string", Type::string, {t.num(16)}), u),
+      t.set_global(ul, t.bin(Op::add, t.num(5), t.call_builtin("user_long", Type::long_, {t.num(0)}))),
+      t.set_global(fallback, t.call_builtin("user_string", Type::string, {t.num(16), t.str("<bad>")})),
+  }), {Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_string(k) == "kernel long copy fault at 0x0 [man error::fault]");
+  CHECK(l.get_string(u) == "user string copy fault at 0x10 [man error::fault]");
+  CHECK(l.get_long(ul) == 5);
+  CHECK(l.get_string(fallback) == "<bad>");
+}
+
+TEST_CASE("codegen: what kernel context cannot run is an error, not an object", "[codegen]") {
+  auto fails = [](Builder& t, const std::string& words) {
+    CodegenResult r = generate_object(t.m, CodegenOptions{});
+    CHECK_FALSE(r.ok);
+    CHECK(r.object.empty());
+    CHECK_THAT(r.error, Catch::Contains(words));
+  };
+  {
+    Builder t;
+    t.probe(t.node(Op::sprintf, Type::string, {t.str("x")}, t.m.add_format("%.1s")));
+    fails(t, "needs user context");
+  }
+  {
+    Builder t;
+    size_t a = t.global("a", Type::long_, {Type::long_});
+    t.probe(t.node(Op::foreach, Type::none, {t.node(Op::nop, Type::none), t.node(Op::nop, Type::none)}, int64_t(a)));
+    fails(t, "foreach needs user context");
+  }
+  {
+    Builder t;
+    ir::Function f;
+    f.name = "r";
+    f.recursive = true;
+    f.body = t.node(Op::nop, Type::none);
+    t.m.functions.push_back(std::move(f));
+    t.probe(t.expr(t.node(Op::call, Type::none, {}, 0)));
+    fails(t, "recursive");
+  }
+}
+
+TEST_CASE("codegen: -p3 text names each probe; program names are set", "[codegen]") {
+  Builder t;
+  t.probe(t.expr(t.call_builtin("pid", Type::long_)));
+  ir::Probe begin;
+  begin.pp = "begin";
+  t.m.probes.push_back(std::move(begin));
+  CodegenResult r = generate_object(t.m, CodegenOptions{true});
+  REQUIRE(r.ok);
+  CHECK(t.m.probes[0].program_name == "probe_0");
+  CHECK(t.m.probes[1].program_name.empty());
+  CHECK_THAT(r.ir_text, Catch::StartsWith("; probe kernel.trace(\"syscalls:sys_enter_getpid\")\n"));
+  CHECK_THAT(r.ir_text, Catch::Contains("define dso_local noundef i32 @probe_0(ptr"));
 }
