@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "bpf_runtime/stap_layout.h"
+#include "base/format_string.h"
 #include "codegen/codegen.h"
+#include "loader/printf_output.h"
 
 using namespace stap;
 using ir::Node;
@@ -599,4 +601,42 @@ TEST_CASE("codegen: -p3 text names each probe; program names are set", "[codegen
   CHECK(t.m.probes[1].program_name.empty());
   CHECK_THAT(r.ir_text, Catch::StartsWith("; probe kernel.trace(\"syscalls:sys_enter_getpid\")\n"));
   CHECK_THAT(r.ir_text, Catch::Contains("define dso_local noundef i32 @probe_0(ptr"));
+}
+
+TEST_CASE("codegen: sprintf through bpf_snprintf prints as the runtime's formatter", "[codegen]") {
+  struct Case {
+    const char* format;
+    std::vector<PrintfValue> args;
+  };
+  const std::vector<Case> cases = {
+      {"%d|%i|%u", {PrintfValue::of(-5), PrintfValue::of(7), PrintfValue::of(-1)}},
+      {"%x|%X|%#x|%#X|%p", {PrintfValue::of(255), PrintfValue::of(-2), PrintfValue::of(0),
+                            PrintfValue::of(171), PrintfValue::of(4096)}},
+      {"[%5d][%-5d][%05d][%+d][% d][%+u]", {PrintfValue::of(42), PrintfValue::of(-42), PrintfValue::of(-42),
+                                            PrintfValue::of(3), PrintfValue::of(3), PrintfValue::of(3)}},
+      {"[%8s][%-8s][%s]", {PrintfValue::of("ab"), PrintfValue::of("cd"), PrintfValue::of("")}},
+      {"%c%c%3c|100%%", {PrintfValue::of('o'), PrintfValue::of('k'), PrintfValue::of('!')}},
+      {"%ld %lu %lx", {PrintfValue::of(INT64_MIN), PrintfValue::of(INT64_MIN), PrintfValue::of(INT64_MIN)}},
+      {"%200d", {PrintfValue::of(1)}},  // cut at MAXSTRINGLEN - 1
+  };
+  Builder t;
+  std::vector<size_t> outs;
+  std::vector<Node*> body;
+  for (const Case& c : cases) {
+    std::vector<Node*> kids;
+    for (const PrintfValue& v : c.args) kids.push_back(v.is_string ? t.str(v.text) : t.num(v.number));
+    size_t g = t.global("s" + std::to_string(outs.size()), Type::string);
+    outs.push_back(g);
+    body.push_back(t.set_global(g, t.node(Op::sprintf, Type::string, kids, t.m.add_format(c.format))));
+  }
+  t.probe(t.block(body));
+  Loaded l(t.m);
+  fire();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::vector<PrintfPiece> pieces;
+    std::string err;
+    REQUIRE(parse_printf_format(cases[i].format, pieces, err));
+    INFO(cases[i].format);
+    CHECK(l.get_string(outs[i]) == format_sprintf(pieces, cases[i].args, size_t(t.m.limits.maxstringlen)));
+  }
 }
