@@ -1,0 +1,1 @@
+^PASS stress_printf$
