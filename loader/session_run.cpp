@@ -35,6 +35,8 @@ namespace {
 // epoll tags; interval timer i is kTagTimer + i.
 constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
 
+constexpr int kDrainPeriodMs = 100;
+
 // Why the session ends; errors runs error probes instead of end probes,
 // abort() runs neither.
 enum class Stop { none, exit, signal, child, timeout, errors, abort };
@@ -293,7 +295,10 @@ bool Session::start_timers() {
 void Session::loop() {
   epoll_event events[16];
   while (stop_ == Stop::none) {
-    int n = epoll_wait(epoll_fd_, events, 16, -1);
+    // The ring buffer also drains on a period, for records whose writer
+    // chose not to wake us (BPF_RB_NO_WAKEUP) and for the header counters.
+    int n = epoll_wait(epoll_fd_, events, 16, kDrainPeriodMs);
+    if (n == 0) drain();
     if (n < 0) {
       if (errno == EINTR) continue;
       std::fprintf(stderr, "ERROR: epoll_wait: %s\n", std::strerror(errno));
