@@ -312,6 +312,31 @@ Value b_mkdev(Impl&, Args& a, const Node&) { return num((a[0].num << 20) | (a[1]
 Value b_major(Impl&, Args& a, const Node&) { return num(static_cast<int64_t>(static_cast<uint64_t>(a[0].num) >> 20)); }
 Value b_minor(Impl&, Args& a, const Node&) { return num(a[0].num & 0xfffff); }
 
+// ---------------------------------------------------------------- symbols
+
+Value b_symname(Impl& in, Args& a, const Node&) {
+  return str(fit(in, in.kallsyms.name(static_cast<uint64_t>(a[0].num))));
+}
+Value b_symdata(Impl& in, Args& a, const Node&) {
+  return str(fit(in, in.kallsyms.data(static_cast<uint64_t>(a[0].num))));
+}
+Value b_print_stack(Impl& in, Args& a, const Node&) {
+  std::string text = in.kallsyms.stack(a[0].str);
+  std::fwrite(text.data(), 1, text.size(), in.host.out);
+  return num(0);
+}
+// sprint_stack keeps whole lines only, up to MAXSTRINGLEN bytes in all.
+Value b_sprint_stack(Impl& in, Args& a, const Node&) {
+  std::string all = in.kallsyms.stack(a[0].str), out;
+  for (size_t at = 0; at < all.size();) {
+    size_t end = all.find('\n', at) + 1;
+    if (out.size() + (end - at) > static_cast<size_t>(in.m.limits.maxstringlen)) break;
+    out += all.substr(at, end - at);
+    at = end;
+  }
+  return str(fit(in, out));
+}
+
 using Fn = Value (*)(Impl&, Args&, const Node&);
 
 const std::unordered_map<std::string_view, Fn>& table() {
@@ -337,6 +362,8 @@ const std::unordered_map<std::string_view, Fn>& table() {
       {"ngroups", b_ngroups}, {"errno_str", b_errno_str}, {"indent", b_indent},
       {"thread_indent", b_thread_indent}, {"randint", b_randint},
       {"MKDEV", b_mkdev}, {"MAJOR", b_major}, {"MINOR", b_minor},
+      {"symname", b_symname}, {"symdata", b_symdata},
+      {"print_stack", b_print_stack}, {"sprint_stack", b_sprint_stack},
   };
   return t;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <fstream>
 #include <functional>
 #include <cstdio>
 #include <cstdlib>
@@ -133,6 +134,12 @@ class Script {
   char* buf_ = nullptr;
   size_t len_ = 0;
 };
+
+std::string hex_of(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 std::string run_error(Script& s) {
   ProbeOutcome o = s.run();
@@ -593,4 +600,31 @@ TEST_CASE("log, assert and builtins that need kernel context", "[interp]") {
   Script k;
   k.probe({}, {k.print("%d", {k.builtin("user_long", L, {k.num(0)})})});
   CHECK(run_error(k).find("user_long() cannot run in a begin, end, error or timer probe") == 0);
+}
+
+TEST_CASE("kernel symbols from kallsyms: symname, symdata, print_stack", "[interp]") {
+  std::ifstream in("/proc/kallsyms");
+  std::string addr, type, name;
+  uint64_t vfs_read = 0;
+  while (in >> addr >> type >> name) {
+    in.ignore(1 << 20, '\n');
+    if (name == "vfs_read" && (type == "T" || type == "t")) vfs_read = std::stoull(addr, nullptr, 16);
+  }
+  if (vfs_read == 0) {
+    WARN("no vfs_read in /proc/kallsyms: symbol lookups not checked");
+    return;
+  }
+  using A = std::vector<Node*>;
+  auto a = static_cast<int64_t>(vfs_read);
+  CHECK(one(S, "symname", [&](Script& s) { return A{s.num(a)}; }) == "vfs_read");
+  CHECK(one(S, "symname", [&](Script& s) { return A{s.num(1)}; }) == "0x1");
+  Script big;
+  big.m.limits.maxstringlen = 128;
+  big.probe({}, {big.print("%s\n", {big.builtin("symdata", S, {big.num(a + 16)})}),
+                 big.expr(big.builtin("print_stack", N, {big.str("0x" + hex_of(vfs_read) + " 0x1")}))});
+  std::string out = big.output_of_run();
+  INFO(out);
+  CHECK(out.starts_with("vfs_read+0x10/0x"));
+  CHECK(out.find(" [kernel]\n 0x" + hex_of(vfs_read) + " : vfs_read+0x0/0x") != std::string::npos);
+  CHECK(out.ends_with(" [kernel]\n 0x1 : 0x1\n"));
 }
