@@ -19,6 +19,13 @@
  * PERCPU_ARRAY of one entry for a scalar statistic). */
 #define STAP_GLOBAL_MAP_PREFIX "stap_g"
 
+/* A __u32 in .rodata: how many CPUs the BPF side merges per-CPU
+ * statistics over (the loops stop early at the first CPU without a slot).
+ * The compiler writes the compiling machine's possible-CPU count; a loader
+ * may set it to libbpf_num_possible_cpus() before load.  Being read-only
+ * data, the verifier sees it as a constant. */
+#define STAP_NR_CPUS_VAR "stap_nr_cpus"
+
 /* Session states, in stap_globals_header.state.  Kernel-context probes run
  * their bodies only while RUNNING (stap runs begin probes before any other
  * probe fires, and none after end probes start). */
