@@ -129,6 +129,20 @@ GlobalVariable* BpfModule::add_rodata(const std::string& name, const std::string
   return gv;
 }
 
+GlobalVariable* BpfModule::add_rodata_u32(const std::string& name, uint32_t value) {
+  auto* gv = new GlobalVariable(*mod_, i32, true, GlobalValue::ExternalLinkage,
+                                ConstantInt::get(i32, value), name);
+  gv->setSection(".rodata");
+  gv->setAlignment(Align(4));
+  gv->setDSOLocal(true);
+  DIType* u32 = dib_.createBasicType("unsigned int", 32, dwarf::DW_ATE_unsigned);
+  DIType* ty = dib_.createQualifiedType(dwarf::DW_TAG_const_type,
+                                        dib_.createQualifiedType(dwarf::DW_TAG_volatile_type, u32));
+  gv->addDebugInfo(dib_.createGlobalVariableExpression(cu_, name, "", file_, 1, ty, false, true));
+  used_.push_back(gv);
+  return gv;
+}
+
 void BpfModule::add_license(const char* license) {
   auto* init = ConstantDataArray::getString(ctx_, license, true);
   auto* gv = new GlobalVariable(*mod_, init->getType(), true, GlobalValue::ExternalLinkage, init,

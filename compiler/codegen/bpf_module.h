@@ -75,6 +75,9 @@ class BpfModule {
   llvm::GlobalVariable* add_map(const MapSpec& spec);
   // A read-only byte table in .rodata (string literals and formats).
   llvm::GlobalVariable* add_rodata(const std::string& name, const std::string& bytes);
+  // A `const volatile __u32` in .rodata: a load-time constant the loader
+  // may change (read it with a volatile load so LLVM does not fold it).
+  llvm::GlobalVariable* add_rodata_u32(const std::string& name, uint32_t value);
   void add_license(const char* license);
   // A non-BPF section the runtime reads (the serialised module).
   void add_blob_section(const std::string& section, const std::string& bytes);

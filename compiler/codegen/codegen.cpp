@@ -38,21 +38,17 @@ struct DiagnosticCollector : DiagnosticHandler {
   }
 };
 
-// Bound of the loops that merge per-CPU statistics: this machine's
-// possible CPUs, rounded up to 64 so that similar machines share objects.
-// The loops stop early at the first CPU the map has no slot for.
-int64_t merge_cpu_bound() {
+// The compiling machine's possible CPUs (STAP_NR_CPUS_VAR's default).
+uint32_t possible_cpus() {
   std::ifstream in("/sys/devices/system/cpu/possible");
   std::string text;
   std::getline(in, text);
-  int64_t last = 0;
-  size_t dash = text.find_last_of("-,");
+  size_t sep = text.find_last_of("-,");
   try {
-    last = std::stoll(dash == std::string::npos ? text : text.substr(dash + 1));
+    return uint32_t(std::stoul(sep == std::string::npos ? text : text.substr(sep + 1)) + 1);
   } catch (...) {
-    last = 255;
+    return 256;
   }
-  return ((last + 1 + 63) / 64) * 64;
 }
 
 GlobalVariable* placeholder(Module& m, const char* name) {
@@ -138,13 +134,14 @@ CodegenResult generate_object(ir::Module& module, const CodegenOptions& options)
   std::string llvm_errors;
   ctx.setDiagnosticHandler(std::make_unique<DiagnosticCollector>(&llvm_errors));
   BpfModule bpf(ctx, module.script_name.empty() ? "<input>" : module.script_name);
-  ModuleState ms{module, bpf, module.limits.maxstringlen, merge_cpu_bound()};
+  ModuleState ms{module, bpf, module.limits.maxstringlen};
   if (ms.maxlen < 2 || ms.maxlen > 4096) {
     res.error = "MAXSTRINGLEN must be between 2 and 4096 for kernel context";
     return res;
   }
   ms.globals_map = bpf.add_map({STAP_GLOBALS_MAP, kMapArray, 1, kMapFlagMmapable, 4, globals_size});
   ms.events_map = bpf.add_map({STAP_EVENTS_MAP, kMapRingbuf, 4u << 20, 0, 0, 0});
+  ms.nr_cpus = bpf.add_rodata_u32(STAP_NR_CPUS_VAR, possible_cpus());
   add_global_maps(ms);
   ms.scratch_map = placeholder(bpf.module(), "stap_scratch.placeholder");
   ms.rodata = placeholder(bpf.module(), "stap_rodata.placeholder");

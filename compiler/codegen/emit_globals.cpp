@@ -246,8 +246,9 @@ Value* ProgramEmitter::stat_get(const ir::Node* n) {
     op = int64_t(sop);
   }
   AllocaInst* count = m_.entry_alloca(m_.i64, "stat_count");
+  Value* cpus = b_.CreateZExt(b_.CreateLoad(m_.i32, ms_.nr_cpus, /*isVolatile=*/true), m_.i64);
   Value* r = runtime_call("stp_stat_merge", m_.i64,
-                          {map, key, i64c(op), bucket, i64c(g.hist.buckets()), i64c(ms_.max_cpus), count});
+                          {map, key, i64c(op), bucket, i64c(g.hist.buckets()), cpus, count});
   if (op != int64_t(ir::StatOp::min) && op != int64_t(ir::StatOp::max) && op != int64_t(ir::StatOp::avg))
     return r;
   Value* c = b_.CreateLoad(m_.i64, count);

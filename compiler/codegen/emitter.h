@@ -34,7 +34,7 @@ struct ModuleState {
   ir::Module& ir;
   BpfModule& bpf;
   int64_t maxlen;            // MAXSTRINGLEN
-  int64_t max_cpus;          // bound of the per-CPU merge loops
+  llvm::GlobalVariable* nr_cpus = nullptr;  // STAP_NR_CPUS_VAR
   llvm::GlobalVariable* globals_map = nullptr;
   llvm::GlobalVariable* events_map = nullptr;
   llvm::GlobalVariable* scratch_map = nullptr;  // placeholder until sized

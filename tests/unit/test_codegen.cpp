@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <string>
@@ -101,9 +103,19 @@ class Loaded {
     object_bytes_ = std::move(r.object);
     obj_ = bpf_object__open_mem(object_bytes_.data(), object_bytes_.size(), nullptr);
     REQUIRE(obj_);
+    // STAP_TEST_VERIFIER_STATS=1 prints the verifier's statistics per program.
+    bool stats = std::getenv("STAP_TEST_VERIFIER_STATS") != nullptr;
+    std::vector<std::vector<char>> logs;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj_) {
+      if (!stats) break;
+      logs.emplace_back(1 << 20);
+      bpf_program__set_log_buf(prog, logs.back().data(), logs.back().size());
+      bpf_program__set_log_level(prog, 4);
+    }
     int err = bpf_object__load(obj_);
     REQUIRE(err == 0);
-    bpf_program* prog;
+    for (auto& log : logs) std::fprintf(stderr, "verifier: %s", log.data());
     bpf_object__for_each_program(prog, obj_) {
       bpf_link* link = bpf_program__attach(prog);
       REQUIRE(link);
@@ -639,4 +651,30 @@ TEST_CASE("codegen: sprintf through bpf_snprintf prints as the runtime's formatt
     INFO(cases[i].format);
     CHECK(l.get_string(outs[i]) == format_sprintf(pieces, cases[i].args, size_t(t.m.limits.maxstringlen)));
   }
+}
+
+TEST_CASE("codegen: string work inside loops stays within the verifier's budget", "[codegen]") {
+  Builder t;  // MAXACTION 1000, MAXSTRINGLEN 128
+  size_t hits = t.global("hits", Type::long_), last = t.global("last", Type::string);
+  Node* i = t.node(Op::local, Type::long_, {}, 0);
+  Node* j = t.node(Op::local, Type::long_, {}, 1);
+  Node* s = t.node(Op::local, Type::string, {}, 2);
+  auto set_long = [&](size_t slot, Node* v) { return t.expr(t.node(Op::set_local, Type::long_, {v}, int64_t(slot))); };
+  Node* inner = t.node(Op::loop, Type::none, {t.bin(Op::lt, j, t.num(3)),
+      t.block({
+          t.node(Op::if_, Type::none, {t.bin(Op::str_eq, s, t.str("ab")),
+                                       t.expr(t.node(Op::add_global, Type::long_, {t.num(1)}, int64_t(hits))),
+                                       t.node(Op::nop, Type::none)}),
+          t.expr(t.node(Op::set_local, Type::string, {t.bin(Op::concat, s, t.str("b"), Type::string)}, 2)),
+      }),
+      set_long(1, t.bin(Op::add, j, t.num(1)))});
+  Node* outer = t.node(Op::loop, Type::none, {t.bin(Op::lt, i, t.num(20)),
+      t.block({set_long(1, t.num(0)),
+               t.expr(t.node(Op::set_local, Type::string, {t.str("a")}, 2)), inner}),
+      set_long(0, t.bin(Op::add, i, t.num(1)))});
+  t.probe(t.block({outer, t.set_global(last, s)}), {Type::long_, Type::long_, Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(hits) == 20);
+  CHECK(l.get_string(last) == "abbb");
 }
