@@ -75,6 +75,7 @@ class Session {
   bool signal_pending();
 
   static int on_record(void* ctx, void* data, size_t size);
+  void close_to_kernel();
 
   const RunOptions& options_;
   sigset_t stop_signals_{};
@@ -97,6 +98,8 @@ class Session {
   Stop stop_ = Stop::none;
   int64_t user_errors_ = 0;
   int64_t kernel_error_records_ = 0;
+  bool closed_to_kernel_ = false;  // later kernel records are dropped
+  int64_t kernel_errors_at_close_ = 0;
 };
 
 Session::~Session() {
@@ -341,21 +344,35 @@ void Session::check_kernel_counters() {
   if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
 
+// Records come in the order the kernel reserved them.  Those after an
+// exit() or after the error that passed MAXERRORS were written by probes
+// that stap would not have run any more (its session state changes inside
+// the probe; ours when this loop reads the record), so they are dropped.
 int Session::on_record(void* ctx, void* data, size_t size) {
   Session& s = *static_cast<Session*>(ctx);
+  if (s.closed_to_kernel_) return 0;
   DecodedRecord r = s.decoder_->decode(data, size);
   switch (r.kind) {
     case DecodedRecord::Kind::print:
       std::fwrite(r.text.data(), 1, r.text.size(), s.out_);
       break;
-    case DecodedRecord::Kind::exit: s.request_stop(Stop::exit); break;
+    case DecodedRecord::Kind::exit:
+      s.request_stop(Stop::exit);
+      s.close_to_kernel();
+      break;
     case DecodedRecord::Kind::error:
       ++s.kernel_error_records_;
       s.report_error(r.text);
+      if (s.stop_ == Stop::errors) s.close_to_kernel();
       break;
     case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
   }
   return 0;
+}
+
+void Session::close_to_kernel() {
+  closed_to_kernel_ = true;
+  kernel_errors_at_close_ = kernel_error_records_;
 }
 
 void Session::request_stop(Stop why) {
@@ -380,7 +397,10 @@ void Session::warn(const std::string& message) {
   std::fprintf(stderr, "WARNING: %s\n", message.c_str());
 }
 
+// Kernel errors are counted from their records, and from the header for
+// records lost to a full buffer; errors of dropped records do not count.
 int64_t Session::total_errors() const {
+  if (closed_to_kernel_) return user_errors_ + kernel_errors_at_close_;
   int64_t kernel = kernel_error_records_;
   if (store_) kernel = std::max<int64_t>(kernel, static_cast<int64_t>(store_->header().errors));
   return user_errors_ + kernel;
