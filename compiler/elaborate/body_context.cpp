@@ -35,6 +35,7 @@ std::unordered_map<const ast::ProbeDecl*, BodyContext> body_contexts(const Progr
     auto [it, first] = out.try_emplace(dp.decl);
     BodyContext& ctx = it->second;
     if (first) ctx.probe_name = probe_name(dp);
+    ctx.probes.push_back(&dp);
     // A point no family claimed was reported already; assume the most.
     if (!dp.provider || !dp.point) continue;
     if (ctx.target_vars && !dp.provider->has_target_vars(*dp.point)) {

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ast/ast.h"
 #include "elaborate/program.h"
@@ -26,6 +27,9 @@ struct BodyContext {
   // the user's point matched and "from:" that point as written
   // ("golden.tick from: golden.t*").  Empty for functions.
   std::string probe_name;
+  // The body's probes, to ask their providers the types of target
+  // variables (ProbeProvider::target_var_type).
+  std::vector<const DerivedProbe*> probes;
 };
 
 // The context of every probe body of the program.

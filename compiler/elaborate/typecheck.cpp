@@ -9,6 +9,7 @@
 #include "ast/visitor.h"
 #include "elaborate/body_context.h"
 #include "elaborate/builtins.h"
+#include "elaborate/providers/provider.h"
 #include "parse/token.h"
 
 namespace stap {
@@ -425,6 +426,22 @@ void TypeChecker::visit(TargetSymbol& n) {
     orphan_targets_.try_emplace(&n, context_->no_target_vars_message);
     if (n.type == kUnknown) n.type = expected_;
     return;
+  }
+  // A family that knows its variables' types now says so (a tracepoint's
+  // char-array fields are strings); all the body's probes must agree.
+  if (n.type == kUnknown && n.components.empty() && !n.address_of && n.pretty == 0 &&
+      context_ && !n.name.starts_with("$$")) {
+    Type known = kUnknown;
+    for (const DerivedProbe* dp : context_->probes) {
+      if (!dp->provider || !dp->point) continue;
+      Type t = dp->provider->target_var_type(*dp->point, n.name.substr(1));
+      if (t == kUnknown || (known != kUnknown && known != t)) {
+        known = kUnknown;
+        break;
+      }
+      known = t;
+    }
+    if (known != kUnknown) n.type = known;
   }
   // $$vars, $$parms, $$locals, $$return print as "name=0x..." strings.
   n.type = target_type(n.type, n.pretty > 0 || n.name.starts_with("$$"));

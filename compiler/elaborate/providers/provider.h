@@ -80,6 +80,10 @@ class ProbeProvider {
   virtual bool has_target_vars(const ast::ProbePoint& point) const;
   // What a target variable used at such a point is told, in stap's words.
   virtual std::string no_target_vars_message(const ast::ProbePoint& point) const;
+  // The type a plain target variable (`$name`, no components) has at
+  // `point` when the family can tell in pass 2 (a tracepoint's char-array
+  // field is a string); Type::unknown leaves it to inference (long).
+  virtual ast::Type target_var_type(const ast::ProbePoint& point, const std::string& name) const;
   // Whether @entry(expr) may be used: in function .return probes only.
   // The default is no.
   virtual bool has_entry_values(const ast::ProbePoint& point) const;

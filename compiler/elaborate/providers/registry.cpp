@@ -125,6 +125,10 @@ std::string ProbeProvider::no_target_vars_message(const ast::ProbePoint&) const 
 
 bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return false; }
 
+ast::Type ProbeProvider::target_var_type(const ast::ProbePoint&, const std::string&) const {
+  return ast::Type::unknown;
+}
+
 const ast::ProbePointComponent* ProbeProvider::find(const ast::ProbePoint& point,
                                                     std::string_view functor) {
   for (const ast::ProbePointComponent& c : point.components)

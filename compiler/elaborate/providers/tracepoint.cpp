@@ -3,6 +3,10 @@
 // Which tracepoints exist is known only from tracefs/BTF on the target
 // kernel, so pass 2 checks the shape and keeps the point for the provider's
 // resolution.
+#include <map>
+#include <utility>
+
+#include "base/tracefs.h"
 #include "elaborate/providers/provider.h"
 
 namespace stap {
@@ -24,6 +28,26 @@ class TracepointProvider : public ProbeProvider {
             point.components[1].functor == "tracepoint");
   }
 
+  // A field is a string when it is one in every event the point matches
+  // (char arrays, __data_loc char[]); pass 3 checks each use against the
+  // format again.  Without tracefs (not root, -p2 on another machine) the
+  // type is left to inference, as before.
+  ast::Type target_var_type(const ast::ProbePoint& point, const std::string& name) const override {
+    if (point.components.size() != 2 || point.components[1].functor != "trace") return ast::Type::unknown;
+    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
+    if (!lit) return ast::Type::unknown;
+    const std::vector<tracefs::Format>& formats = formats_of(lit->value);
+    ast::Type type = ast::Type::unknown;
+    for (const tracefs::Format& f : formats) {
+      const tracefs::Field* field = f.find(name);
+      if (!field) continue;
+      ast::Type t = field->is_string ? ast::Type::string : ast::Type::long_;
+      if (type != ast::Type::unknown && type != t) return ast::Type::unknown;
+      type = t;
+    }
+    return type;
+  }
+
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,
                     Diagnostics& diags) const override {
@@ -39,6 +63,26 @@ class TracepointProvider : public ProbeProvider {
       return false;
     }
     return true;
+  }
+
+ private:
+  // The formats of the events "[sys:]name" matches, read once per process.
+  static const std::vector<tracefs::Format>& formats_of(const std::string& spec) {
+    static std::map<std::string, std::vector<tracefs::Format>> cache;
+    auto [it, fresh] = cache.try_emplace(spec);
+    if (!fresh) return it->second;
+    std::string error;
+    std::string root = tracefs::find_root(error);
+    std::vector<tracefs::Event> all;
+    if (root.empty() || !tracefs::list_events(root, all, error)) return it->second;
+    size_t colon = spec.find(':');
+    std::string system = colon == std::string::npos ? "" : spec.substr(0, colon);
+    std::string name = colon == std::string::npos ? spec : spec.substr(colon + 1);
+    for (const tracefs::Event& e : tracefs::match_events(all, system, name)) {
+      tracefs::Format f;
+      if (tracefs::read_format(root, e, f, error)) it->second.push_back(std::move(f));
+    }
+    return it->second;
   }
 };
 
