@@ -10,6 +10,7 @@
 #   (the begin probe, or the first raw_syscalls:sys_enter event, which
 #   fires within microseconds once attached on a live system).  So it is
 #   launch + compile or cache load + load + attach + first event delivered.
+#   A line that arrives only at the end (output held until exit) gives "-".
 # - "total wall": exec to exit.  begin { exit() } as it is; the counter
 #   runs with -c /bin/true (the session ends when the command does).
 # - cold: an empty stap cache ($SYSTEMTAP_DIR); cached: the same script
@@ -51,24 +52,36 @@ now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 median() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'; }
 
 # attach_and_wall CMD...: runs CMD with stdout on a pipe; prints
-# "ATTACH_MS WALL_MS" (attach: first line seen; wall: exit).  A tracer
-# still running 3 s after its first line gets SIGINT.
+# "ATTACH_MS WALL_MS" (attach: first line seen, "-" if none came before
+# the end; wall: exit).  A tracer still running after 3 s gets SIGINT.
 attach_and_wall() {
-  local fifo=$work/fifo t0 t1 t2 line pid
+  local fifo=$work/fifo t0 t1= t2 line pid killer
   rm -f "$fifo"; mkfifo "$fifo"
   t0=$(now_us)
   "$@" >"$fifo" 2>>"$work/stderr" &
   pid=$!
+  # bash starts background commands with SIGINT ignored; a tracer that
+  # never installs its own handler is ended by TERM, then KILL.
+  ( sleep 3; kill -INT $pid; sleep 3; kill -TERM $pid; sleep 3; kill -KILL $pid ) 2>/dev/null &
+  killer=$!
   exec 3<"$fifo"
-  if IFS= read -r -t 30 line <&3; then t1=$(now_us); else t1=; fi
-  ( sleep 3; kill -INT $pid 2>/dev/null ) &
-  local killer=$!
+  # bpftrace prints "Attaching N probes..." before attaching: wait for the
+  # probe's own line.
+  while IFS= read -r -t 20 line <&3; do
+    [ "$line" = attached ] && { t1=$(now_us); break; }
+  done
   cat <&3 >/dev/null
   wait $pid 2>/dev/null
   t2=$(now_us)
   kill $killer 2>/dev/null; wait $killer 2>/dev/null
   exec 3<&-
-  if [ -n "$t1" ]; then echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t0) / 1000 ))"; else echo "- $(( (t2 - t0) / 1000 ))"; fi
+  # A first line that came only after the SIGINT (output held until the
+  # end) gives no attach time.
+  if [ -n "$t1" ] && [ $(( (t1 - t0) / 1000 )) -lt 2900 ]; then
+    echo "$(( (t1 - t0) / 1000 )) $(( (t2 - t0) / 1000 ))"
+  else
+    echo "- $(( (t2 - t0) / 1000 ))"
+  fi
 }
 
 # wall CMD...: exec to exit in ms.
