@@ -249,8 +249,8 @@ Value* ProgramEmitter::stat_get(const ir::Node* n) {
   Value* cpus = b_.CreateZExt(b_.CreateLoad(m_.i32, ms_.nr_cpus, /*isVolatile=*/true), m_.i64);
   Value* r = runtime_call("stp_stat_merge", m_.i64,
                           {map, key, i64c(op), bucket, i64c(g.hist.buckets()), cpus, count});
-  if (op != int64_t(ir::StatOp::min) && op != int64_t(ir::StatOp::max) && op != int64_t(ir::StatOp::avg))
-    return r;
+  // @count and @sum of an empty aggregate are 0; the rest are errors.
+  if (op == int64_t(ir::StatOp::count) || op == int64_t(ir::StatOp::sum)) return r;
   Value* c = b_.CreateLoad(m_.i64, count);
   BasicBlock* empty = block("stat_empty");
   BasicBlock* ok = block("stat_ok");
@@ -258,6 +258,15 @@ Value* ProgramEmitter::stat_get(const ir::Node* n) {
   b_.SetInsertPoint(empty);
   raise_literal(n->loc, "empty aggregate");
   b_.SetInsertPoint(ok);
+  if (n->op == ir::Op::hist_bucket) {
+    BasicBlock* bad = block("bucket_range");
+    BasicBlock* in = block("bucket_ok");
+    b_.CreateCondBr(b_.CreateICmpUGE(bucket, i64c(g.hist.buckets())), bad, in);
+    b_.SetInsertPoint(bad);
+    raise_literal(n->loc, "histogram index out of range");
+    b_.SetInsertPoint(in);
+    return r;
+  }
   if (op != int64_t(ir::StatOp::avg)) return r;
   ir::Node fake;
   fake.op = ir::Op::div;

@@ -115,8 +115,8 @@ void ProgramEmitter::emit_error_block() {
 // Inside a try (of this frame or a caller's, all inlined): the message goes
 // to the catch variable and control to the catch block.  Else to the
 // error block.
-void ProgramEmitter::raise(uint32_t loc, Value* msg) {
-  if (!tries_.empty()) {
+void ProgramEmitter::raise(uint32_t loc, Value* msg, bool catchable) {
+  if (catchable && !tries_.empty()) {
     const Try& t = tries_.back();
     if (t.slot) copy_string(t.slot, msg, ms_.maxlen);
     b_.CreateBr(t.catch_bb);
@@ -128,8 +128,8 @@ void ProgramEmitter::raise(uint32_t loc, Value* msg) {
   after_terminator();
 }
 
-void ProgramEmitter::raise_literal(uint32_t loc, const std::string& msg) {
-  raise(loc, rodata_ptr(ms_.literal(msg)));
+void ProgramEmitter::raise_literal(uint32_t loc, const std::string& msg, bool catchable) {
+  raise(loc, rodata_ptr(ms_.literal(msg)), catchable);
 }
 
 // Code after a branch, return, break ... is unreachable; it goes into a
@@ -198,7 +198,8 @@ void ProgramEmitter::stmt(const ir::Node* n) {
 }
 
 // while/for: each iteration counts against MAXACTION, which is also what
-// lets the verifier see that the loop ends.
+// lets the verifier see that the loop ends.  As in stap, try/catch cannot
+// catch "MAXACTION exceeded".
 void ProgramEmitter::stmt_loop(const ir::Node* n) {
   BasicBlock* head = block("loop");
   BasicBlock* body = block("loop_body");
@@ -212,7 +213,7 @@ void ProgramEmitter::stmt_loop(const ir::Node* n) {
   BasicBlock* over = block("loop_maxaction");
   b_.CreateCondBr(b_.CreateICmpUGT(count, i64c(ms_.ir.limits.maxaction)), over, ok);
   b_.SetInsertPoint(over);
-  raise_literal(n->loc, "MAXACTION exceeded");
+  raise_literal(n->loc, "MAXACTION exceeded", false);
   b_.SetInsertPoint(ok);
   const ir::Node* cond = n->kids.at(0);
   if (cond->op == ir::Op::nop) {

@@ -74,8 +74,9 @@ class ProgramEmitter {
   void stmt_loop(const ir::Node* n);
   void stmt_try(const ir::Node* n);
   llvm::Value* call(const ir::Node* n);
-  void raise(uint32_t loc, llvm::Value* msg);
-  void raise_literal(uint32_t loc, const std::string& msg);
+  // catchable = false: straight to the error block (MAXACTION, as stap).
+  void raise(uint32_t loc, llvm::Value* msg, bool catchable = true);
+  void raise_literal(uint32_t loc, const std::string& msg, bool catchable = true);
   void emit_error_block();
   void after_terminator();
   bool open() const;

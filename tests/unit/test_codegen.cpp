@@ -309,6 +309,7 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
   size_t mn = t.global("mn", Type::long_), mx = t.global("mx", Type::long_);
   size_t avg = t.global("avg", Type::long_), b4 = t.global("b4", Type::long_);
   size_t bysum = t.global("bysum", Type::long_), caught = t.global("caught", Type::string);
+  size_t range = t.global("range", Type::string);
   auto get = [&](size_t g, ir::StatOp op, std::vector<Node*> keys = {}) {
     return t.node(Op::stat_get, Type::long_, std::move(keys), int64_t(g), int64_t(op));
   };
@@ -327,6 +328,8 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
       t.set_global(b4, t.node(Op::hist_bucket, Type::long_, {t.num(67)}, int64_t(st))),
       t.set_global(bysum, get(by, ir::StatOp::sum, {t.str("k")})),
       t.node(Op::try_, Type::none, {t.expr(bad), t.set_global(caught, t.node(Op::local, Type::string, {}, 0))}, 0),
+      t.node(Op::try_, Type::none, {t.expr(t.node(Op::hist_bucket, Type::long_, {t.num(128)}, int64_t(st))),
+                                    t.set_global(range, t.node(Op::local, Type::string, {}, 0))}, 0),
   }), {Type::string});
   Loaded l(t.m);
   fire();
@@ -338,6 +341,7 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
   CHECK(l.get_long(b4) == 1);
   CHECK(l.get_long(bysum) == 4);
   CHECK(l.get_string(caught) == "empty aggregate");
+  CHECK(l.get_string(range) == "histogram index out of range");
 }
 
 TEST_CASE("codegen: printf records carry longs and NUL-terminated strings", "[codegen]") {
@@ -403,6 +407,7 @@ TEST_CASE("codegen: loops are bounded by MAXACTION", "[codegen]") {
   Builder t;
   t.m.limits.maxaction = 100;
   size_t sum = t.global("sum", Type::long_), forever = t.global("forever", Type::long_);
+  size_t caught = t.global("caught", Type::long_);
   Node* i = t.node(Op::local, Type::long_, {}, 0);
   Node* inc = t.expr(t.node(Op::set_local, Type::long_, {t.bin(Op::add, i, t.num(1))}, 0));
   Node* body = t.expr(t.node(Op::add_global, Type::long_, {i}, int64_t(sum)));
@@ -414,13 +419,15 @@ TEST_CASE("codegen: loops are bounded by MAXACTION", "[codegen]") {
   spin->loc = t.m.add_location("keyword at <test>:2:1");
   t.probe(t.block({
       t.node(Op::loop, Type::none, {t.bin(Op::lt, i, t.num(10)), t.block({brk, body}), inc}),
-      spin,
+      // try/catch cannot catch MAXACTION (as in stap)
+      t.node(Op::try_, Type::none, {spin, t.set_global(caught, t.num(1))}, -1),
   }), {Type::long_});
   Loaded l(t.m);
   fire();
   CHECK(l.get_long(sum) == 0 + 1 + 2 + 3 + 4);
   // 6 iterations of the first loop counted, then the spin loop until 100
   CHECK(l.get_long(forever) == 100 - 6);
+  CHECK(l.get_long(caught) == 0);
   std::vector<Record> recs = l.records();
   REQUIRE(recs.size() == 1);
   CHECK(cstr(recs[0].payload) == "MAXACTION exceeded");
