@@ -183,3 +183,36 @@ STP_INLINE void stp_pexecname(char *dst, long n)
 	if (bpf_core_read_str(dst, 16, &p->comm) < 0)
 		dst[0] = 0;
 }
+
+/* ---- whole-map deletes (`delete a` in kernel context) */
+
+static long stp_clear_one(void *map, const void *key, void *value, void *ctx)
+{
+	bpf_map_delete_elem(map, key);
+	return 0;
+}
+
+/* Every element of a hash map (plain, LRU or per-CPU). */
+STP_INLINE void stp_clear_map(void *map)
+{
+	bpf_for_each_map_elem(map, stp_clear_one, 0, 0);
+}
+
+/* A scalar statistic (one-entry per-CPU array): zero every CPU's value. */
+STP_INLINE void stp_stat_clear(void *map, const void *key, long nb, long max_cpus)
+{
+	for (long cpu = 0; cpu < max_cpus; cpu++) {
+		struct stap_stat *s = bpf_map_lookup_percpu_elem(map, key, cpu);
+		if (!s)
+			break;
+		s->count = 0;
+		s->sum = 0;
+		s->min = 0;
+		s->max = 0;
+		s->sum_squares = 0;
+		/* volatile: LLVM would turn the loop into a memset, which BPF
+		 * cannot call once it exceeds the inline-store limit. */
+		for (long i = 0; i < nb && i < 128; i++)
+			*(volatile __s64 *)&s->buckets[i] = 0;
+	}
+}

@@ -274,14 +274,25 @@ Value* ProgramEmitter::stat_get(const ir::Node* n) {
   return divide(&fake, r, c);
 }
 
-// delete of a whole global: scalars reset here; maps need user context.
+// delete of a whole global: scalars reset; a hash map emptied with
+// bpf_for_each_map_elem; a scalar statistic zeroed on every CPU.
 void ProgramEmitter::clear_global(const ir::Node* n) {
   const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
-  if (!g.in_globals_map())
-    unsupported(n, "deleting all of " + g.name + " needs user context (begin, end or timer probes)");
-  Value* p = global_ptr(g);
-  if (g.type == ir::Type::string) clear_string(p);
-  else b_.CreateStore(i64c(0), p);
+  Type* void_ty = Type::getVoidTy(m_.module().getContext());
+  if (g.in_globals_map()) {
+    Value* p = global_ptr(g);
+    if (g.type == ir::Type::string) clear_string(p);
+    else b_.CreateStore(i64c(0), p);
+    return;
+  }
+  Value* map = ms_.global_maps.at(size_t(n->a));
+  if (g.is_array()) {
+    runtime_call("stp_clear_map", void_ty, {map});
+    return;
+  }
+  Value* key = pack_key(g, n, 0);
+  Value* cpus = b_.CreateZExt(b_.CreateLoad(m_.i32, ms_.nr_cpus, /*isVolatile=*/true), m_.i64);
+  runtime_call("stp_stat_clear", void_ty, {map, key, i64c(g.hist.buckets()), cpus});
 }
 
 }  // namespace stap::codegen

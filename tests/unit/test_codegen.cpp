@@ -685,3 +685,37 @@ TEST_CASE("codegen: string work inside loops stays within the verifier's budget"
   CHECK(l.get_long(hits) == 20);
   CHECK(l.get_string(last) == "abbb");
 }
+
+TEST_CASE("codegen: delete of whole arrays, statistics and scalars", "[codegen]") {
+  Builder t;
+  size_t a = t.global("a", Type::long_, {Type::long_});
+  size_t st = t.global("st", Type::stats);
+  t.m.globals[st].hist.kind = ir::HistShape::Kind::log;
+  size_t sa = t.global("sa", Type::stats, {Type::long_});
+  size_t x = t.global("x", Type::long_), s = t.global("s", Type::string);
+  size_t left = t.global("left", Type::long_), cnt = t.global("cnt", Type::long_);
+  size_t scnt = t.global("scnt", Type::long_);
+  std::vector<Node*> body;
+  for (int i = 0; i < 5; ++i) {
+    body.push_back(t.expr(t.node(Op::set_elem, Type::long_, {t.num(i), t.num(i)}, int64_t(a))));
+    body.push_back(t.expr(t.node(Op::stat_add, Type::none, {t.num(i)}, int64_t(st))));
+    body.push_back(t.expr(t.node(Op::stat_add, Type::none, {t.num(i), t.num(i)}, int64_t(sa))));
+  }
+  body.push_back(t.set_global(x, t.num(9)));
+  body.push_back(t.set_global(s, t.str("nine")));
+  for (size_t g : {a, st, sa, x, s}) body.push_back(t.node(Op::clear_global, Type::none, {}, int64_t(g)));
+  body.push_back(t.set_global(left, t.node(Op::in_elem, Type::long_, {t.num(3)}, int64_t(a))));
+  body.push_back(t.set_global(cnt, t.node(Op::stat_get, Type::long_, {}, int64_t(st), int64_t(ir::StatOp::count))));
+  body.push_back(t.set_global(scnt, t.node(Op::stat_get, Type::long_, {t.num(2)}, int64_t(sa), int64_t(ir::StatOp::count))));
+  t.probe(t.block(body));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(left) == 0);
+  CHECK(l.get_long(cnt) == 0);
+  CHECK(l.get_long(scnt) == 0);
+  CHECK(l.get_long(x) == 0);
+  CHECK(l.get_string(s).empty());
+  int64_t key = 0, next = 0;
+  CHECK(bpf_map_get_next_key(l.fd(t.m.globals[a].map_name), nullptr, &next) != 0);
+  CHECK(bpf_map_get_next_key(l.fd(t.m.globals[sa].map_name), nullptr, &key) != 0);
+}
