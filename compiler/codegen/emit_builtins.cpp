@@ -2,6 +2,7 @@
 #include <llvm/IR/Constants.h>
 
 #include <cctype>
+#include <cstdlib>
 
 #include "base/format_string.h"
 #include "bpf_runtime/stap_layout.h"
@@ -142,27 +143,49 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
   return size < 8 ? b_.CreateSExt(v, m_.i64) : v;
 }
 
+// %m/%M put the bytes at the address into the record (event_drain.h's
+// layout); their precision must be a literal, to keep the record's size
+// constant.
 void ProgramEmitter::printf_record(const ir::Node* n) {
   std::vector<PrintfPiece> pieces;
   std::string err;
   if (!parse_printf_format(ms_.ir.formats.at(size_t(n->a)), pieces, err))
     unsupported(n, "bad printf format: " + err);
-  for (const PrintfPiece& p : pieces)
-    if (p.kind == PrintfPiece::Kind::conversion && (p.conversion == 'm' || p.conversion == 'M'))
-      unsupported(n, "printf %m/%M needs user context");
+  std::vector<int64_t> dumps;
+  for (const PrintfPiece& p : pieces) {
+    if (p.kind != PrintfPiece::Kind::conversion) continue;
+    if (p.width == PrintfPiece::kFromArg) dumps.push_back(0);
+    if (p.precision == PrintfPiece::kFromArg) dumps.push_back(0);
+    if (p.conversion != 'm' && p.conversion != 'M') {
+      dumps.push_back(0);
+      continue;
+    }
+    if (p.precision == PrintfPiece::kFromArg)
+      unsupported(n, "printf %m/%M with a '*' precision needs user context");
+    int64_t len = p.precision > 0 ? p.precision : 1;
+    if (len > 4096) {  // printf_output.h kMaxMemoryDump
+      raise_literal(n->loc, std::to_string(len) + " is too many bytes for a memory dump");
+      return;
+    }
+    dumps.push_back(p.flag == '#' ? -len : len);
+  }
   std::vector<const ir::Node*> args(n->kids.begin(), n->kids.end());
+  if (dumps.size() != args.size()) unsupported(n, "printf arguments do not match its format");
   std::vector<Value*> values;
   for (const ir::Node* k : args) values.push_back(expr(k));
-  submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values);
+  submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps);
 }
 
 // One ring-buffer record: header, then 8 bytes per long and MAXSTRINGLEN
 // per string.  Arguments are evaluated before the reservation (an error in
 // them must not leave a reservation open).  A failed reservation is counted.
 void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<const ir::Node*>& args,
-                                   const std::vector<Value*>& values) {
+                                   const std::vector<Value*>& values,
+                                   const std::vector<int64_t>& dumps) {
+  auto dump = [&](size_t i) { return i < dumps.size() ? dumps[i] : 0; };
   int64_t size = sizeof(stap_record);
-  for (const ir::Node* a : args) size += a->type == ir::Type::string ? ms_.maxlen : 8;
+  for (size_t i = 0; i < args.size(); ++i)
+    size += (args[i]->type == ir::Type::string ? ms_.maxlen : 8) + std::abs(dump(i));
   Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
   BasicBlock* fill = block("record");
   BasicBlock* lost = block("record_lost");
@@ -179,6 +202,12 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
     } else {
       b_.CreateAlignedStore(values[i], byte_ptr(rec, off), MaybeAlign(off % 8 ? 1 : 8));
       off += 8;
+    }
+    if (int64_t len = std::abs(dump(i))) {
+      // A fault leaves zeros (the helpers clear the destination).
+      helper(dump(i) < 0 ? kProbeReadUser : kProbeReadKernel, m_.i64,
+             {byte_ptr(rec, off), i64c(len), b_.CreateIntToPtr(values[i], m_.ptr)});
+      off += len;
     }
   }
   helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});

@@ -110,8 +110,11 @@ class ProgramEmitter {
   void printf_record(const ir::Node* n);
   llvm::Value* sprintf_value(const ir::Node* n);
   void exit_record();
+  // dumps[i] > 0: after argument i (an address), that many bytes read
+  // there (%m/%M; negative: from user memory).
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
-                     const std::vector<llvm::Value*>& values);
+                     const std::vector<llvm::Value*>& values,
+                     const std::vector<int64_t>& dumps = {});
 
   // Small helpers (emit_expr.cpp)
   llvm::Value* i64c(int64_t v);

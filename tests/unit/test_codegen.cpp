@@ -719,3 +719,29 @@ TEST_CASE("codegen: delete of whole arrays, statistics and scalars", "[codegen]"
   CHECK(bpf_map_get_next_key(l.fd(t.m.globals[a].map_name), nullptr, &next) != 0);
   CHECK(bpf_map_get_next_key(l.fd(t.m.globals[sa].map_name), nullptr, &key) != 0);
 }
+
+namespace {
+char user_bytes[] = "Hello, memory";
+}
+
+TEST_CASE("codegen: printf %m/%M records carry the bytes read at the address", "[codegen]") {
+  Builder t;
+  uint32_t fmt = t.m.add_format("%#.5m|%d|%.3M\n");
+  t.probe(t.node(Op::printf, Type::none,
+                 {t.num(int64_t(reinterpret_cast<uintptr_t>(user_bytes))), t.num(7), t.num(0)}, fmt));
+  Loaded l(t.m);
+  fire();
+  std::vector<Record> recs = l.records();
+  REQUIRE(recs.size() == 1);
+  const std::string& p = recs[0].payload;
+  REQUIRE(p.size() == 8 + 5 + 8 + 8 + 3);
+  int64_t addr, seven, zero;
+  std::memcpy(&addr, p.data(), 8);
+  std::memcpy(&seven, p.data() + 13, 8);
+  std::memcpy(&zero, p.data() + 21, 8);
+  CHECK(addr == int64_t(reinterpret_cast<uintptr_t>(user_bytes)));
+  CHECK(p.substr(8, 5) == "Hello");
+  CHECK(seven == 7);
+  CHECK(zero == 0);
+  CHECK(p.substr(29, 3) == std::string(3, '\0'));  // a fault reads as zeros
+}
