@@ -135,11 +135,12 @@ prog_stats() {
   local f id t c seen=" " T=0 C=0
   for f in /proc/"$1"/fdinfo/*; do
     [ -r "$f" ] || continue
-    id=; t=0; c=0
+    id=; t=; c=
     while IFS=$': \t' read -r key value _; do
       case $key in prog_id) id=$value;; run_time_ns) t=$value;; run_cnt) c=$value;; esac
     done 2>/dev/null <"$f"
-    [ -n "$id" ] && [[ $seen != *" $id "* ]] || continue
+    # Links name their program too; only a program's own fd has run_cnt.
+    [ -n "$id" ] && [ -n "$c" ] && [[ $seen != *" $id "* ]] || continue
     seen+="$id "; T=$((T + t)); C=$((C + c))
   done
   echo "$T $C"
