@@ -339,31 +339,45 @@ Value b_sprint_stack(Impl& in, Args& a, const Node&) {
 
 using Fn = Value (*)(Impl&, Args&, const Node&);
 
-const std::unordered_map<std::string_view, Fn>& table() {
-  static const std::unordered_map<std::string_view, Fn> t = {
-      {"log", b_log}, {"warn", b_warn}, {"error", b_error}, {"exit", b_exit},
-      {"abort", b_abort}, {"assert", b_assert},
-      {"pid", b_pid}, {"tid", b_tid}, {"ppid", b_ppid}, {"uid", b_uid}, {"euid", b_euid},
-      {"gid", b_gid}, {"egid", b_egid}, {"sid", b_sid}, {"pgrp", b_pgrp}, {"cpu", b_cpu},
-      {"execname", b_execname}, {"pexecname", b_pexecname}, {"target", b_target},
-      {"stp_pid", b_pid}, {"pp", b_pp}, {"pn", b_pp}, {"ppfunc", b_ppfunc},
-      {"gettimeofday_s", b_time_s}, {"gettimeofday_ms", b_time_ms},
-      {"gettimeofday_us", b_time_us}, {"gettimeofday_ns", b_time_ns},
-      {"get_cycles", b_get_cycles},
-      {"local_clock_ns", b_mono_ns}, {"local_clock_us", b_mono_us},
-      {"local_clock_ms", b_mono_ms}, {"local_clock_s", b_mono_s},
-      {"cpu_clock_ns", b_mono_ns}, {"cpu_clock_us", b_mono_us},
-      {"cpu_clock_ms", b_mono_ms}, {"cpu_clock_s", b_mono_s},
-      {"ctime", b_ctime},
-      {"strlen", b_strlen}, {"substr", b_substr}, {"isinstr", b_isinstr}, {"strpos", b_strpos},
-      {"str_replace", b_str_replace}, {"stringat", b_stringat}, {"text_str", b_text_str},
-      {"text_strn", b_text_strn}, {"string_quoted", b_string_quoted}, {"tokenize", b_tokenize},
-      {"strtol", b_strtol}, {"isdigit", b_isdigit}, {"matched", b_matched},
-      {"ngroups", b_ngroups}, {"errno_str", b_errno_str}, {"indent", b_indent},
-      {"thread_indent", b_thread_indent}, {"randint", b_randint},
-      {"MKDEV", b_mkdev}, {"MAJOR", b_major}, {"MINOR", b_minor},
-      {"symname", b_symname}, {"symdata", b_symdata},
-      {"print_stack", b_print_stack}, {"sprint_stack", b_sprint_stack},
+// One entry per name: the function and the argument counts it takes
+// (builtins.cpp's signatures; an object file's module is input, so a call
+// with another count is refused rather than trusted).
+struct Entry {
+  Fn fn;
+  size_t min_args, max_args;
+};
+
+const std::unordered_map<std::string_view, Entry>& table() {
+  static const std::unordered_map<std::string_view, Entry> t = {
+      {"log", {b_log, 1, 1}}, {"warn", {b_warn, 1, 1}}, {"error", {b_error, 1, 1}},
+      {"exit", {b_exit, 0, 0}}, {"abort", {b_abort, 0, 0}}, {"assert", {b_assert, 1, 2}},
+      {"pid", {b_pid, 0, 0}}, {"tid", {b_tid, 0, 0}}, {"ppid", {b_ppid, 0, 0}},
+      {"uid", {b_uid, 0, 0}}, {"euid", {b_euid, 0, 0}}, {"gid", {b_gid, 0, 0}},
+      {"egid", {b_egid, 0, 0}}, {"sid", {b_sid, 0, 0}}, {"pgrp", {b_pgrp, 0, 0}},
+      {"cpu", {b_cpu, 0, 0}}, {"execname", {b_execname, 0, 0}},
+      {"pexecname", {b_pexecname, 0, 0}}, {"target", {b_target, 0, 0}},
+      {"stp_pid", {b_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pp, 0, 0}},
+      {"ppfunc", {b_ppfunc, 0, 0}},
+      {"gettimeofday_s", {b_time_s, 0, 0}}, {"gettimeofday_ms", {b_time_ms, 0, 0}},
+      {"gettimeofday_us", {b_time_us, 0, 0}}, {"gettimeofday_ns", {b_time_ns, 0, 0}},
+      {"get_cycles", {b_get_cycles, 0, 0}},
+      {"local_clock_ns", {b_mono_ns, 0, 0}}, {"local_clock_us", {b_mono_us, 0, 0}},
+      {"local_clock_ms", {b_mono_ms, 0, 0}}, {"local_clock_s", {b_mono_s, 0, 0}},
+      {"cpu_clock_ns", {b_mono_ns, 1, 1}}, {"cpu_clock_us", {b_mono_us, 1, 1}},
+      {"cpu_clock_ms", {b_mono_ms, 1, 1}}, {"cpu_clock_s", {b_mono_s, 1, 1}},
+      {"ctime", {b_ctime, 0, 1}},
+      {"strlen", {b_strlen, 1, 1}}, {"substr", {b_substr, 3, 3}},
+      {"isinstr", {b_isinstr, 2, 2}}, {"strpos", {b_strpos, 2, 2}},
+      {"str_replace", {b_str_replace, 3, 3}}, {"stringat", {b_stringat, 2, 2}},
+      {"text_str", {b_text_str, 1, 1}}, {"text_strn", {b_text_strn, 3, 3}},
+      {"string_quoted", {b_string_quoted, 1, 1}}, {"tokenize", {b_tokenize, 1, 2}},
+      {"strtol", {b_strtol, 2, 2}}, {"isdigit", {b_isdigit, 1, 1}},
+      {"matched", {b_matched, 1, 1}}, {"ngroups", {b_ngroups, 0, 0}},
+      {"errno_str", {b_errno_str, 1, 1}}, {"indent", {b_indent, 1, 1}},
+      {"thread_indent", {b_thread_indent, 1, 1}}, {"randint", {b_randint, 1, 1}},
+      {"MKDEV", {b_mkdev, 2, 2}}, {"MAJOR", {b_major, 1, 1}}, {"MINOR", {b_minor, 1, 1}},
+      {"symname", {b_symname, 1, 1}}, {"symdata", {b_symdata, 1, 1}},
+      {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
   };
   return t;
 }
@@ -374,9 +388,12 @@ Value Interpreter::Impl::builtin(const Node& n) {
   auto it = table().find(n.s);
   if (it == table().end())
     raise(n.s + "() cannot run in a begin, end, error or timer probe (this runtime does not provide it in user context)", n);
+  const Entry& entry = it->second;
+  if (n.kids.size() < entry.min_args || n.kids.size() > entry.max_args)
+    raise("internal error: " + n.s + "() called with " + std::to_string(n.kids.size()) + " arguments", n);
   Args args;
   for (const Node* k : n.kids) args.push_back(eval(*k));
-  return it->second(*this, args, n);
+  return entry.fn(*this, args, n);
 }
 
 // ---------------------------------------------------------------- regex

@@ -77,6 +77,12 @@ ProbeOutcome Interpreter::Impl::run(size_t index) {
     if (e.loc != 0 && e.loc < m.locations.size())
       outcome.message += " near " + m.locations[e.loc].text;
   } catch (const interp::LeaveProbe&) {
+  } catch (const std::exception& e) {
+    // A map the kernel refused, or a module inconsistent with its maps.
+    outcome.error = true;
+    outcome.message = std::string("internal error: ") + e.what();
+    if (last_loc != 0 && last_loc < m.locations.size())
+      outcome.message += " near " + m.locations[last_loc].text;
   }
   frame = nullptr;
   return outcome;
