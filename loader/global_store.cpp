@@ -340,10 +340,13 @@ int bucket_of(const ir::HistShape& h, int64_t v) {
 
 }  // namespace
 
-// User-space additions go to CPU 0's slot.  Not atomic against a kernel
-// probe adding on CPU 0 at the same instant (the map update replaces the
-// whole per-CPU value); user-context probes rarely share a statistic with
-// a busy kernel probe on that CPU.
+// User-space additions go to CPU 0's slot.  A user-space update of a
+// per-CPU map writes every CPU's slot, so this reads them all and writes
+// them back: a kernel probe adding to the same element between the two
+// syscalls (microseconds) loses that addition.  User-context probes
+// (begin, end, timers) rarely add to a statistic kernel probes are
+// filling at that instant; the kernel's per-slot update flag (BPF_F_CPU)
+// is newer than the libbpf this links.
 void GlobalStore::stat_add(size_t g, const Key& key, int64_t v) {
   const Global& gl = impl_->global(g);
   std::vector<char> k = impl_->pack_key(g, key);

@@ -16,6 +16,8 @@
 #include <random>
 #include <unordered_map>
 
+#include <zlib.h>
+
 #include "interpreter_impl.h"
 #include "printf_output.h"
 
@@ -130,6 +132,33 @@ Value b_mono_ns(Impl&, Args&, const Node&) { return num(clock_ns(CLOCK_MONOTONIC
 Value b_mono_us(Impl&, Args&, const Node&) { return num(clock_ns(CLOCK_MONOTONIC) / 1000); }
 Value b_mono_ms(Impl&, Args&, const Node&) { return num(clock_ns(CLOCK_MONOTONIC) / 1000000); }
 Value b_mono_s(Impl&, Args&, const Node&) { return num(clock_ns(CLOCK_MONOTONIC) / 1000000000); }
+// jiffies() and HZ(): the kernel's own, which the BPF side reads too
+// (/proc/timer_list shows the counter, the kernel config its rate).
+Value b_jiffies(Impl& in, Args&, const Node& n) {
+  std::ifstream f("/proc/timer_list");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.starts_with("jiffies: ")) return num(std::stoll(line.substr(9)));
+  in.raise("jiffies() needs /proc/timer_list, which cannot be read here", n);
+}
+
+Value b_hz(Impl& in, Args&, const Node& n) {
+  static const int64_t hz = [] {
+    gzFile f = gzopen("/proc/config.gz", "rb");
+    if (!f) return int64_t{0};
+    char line[256];
+    int64_t found = 0;
+    while (!found && gzgets(f, line, sizeof line))
+      if (std::strncmp(line, "CONFIG_HZ=", 10) == 0) found = std::atoll(line + 10);
+    gzclose(f);
+    return found;
+  }();
+  if (hz <= 0) in.raise("HZ() needs the kernel configuration (/proc/config.gz), which cannot be read here", n);
+  return num(hz);
+}
+
+Value b_module_name(Impl& in, Args&, const Node&) { return str(in.host.module_name); }
+
 Value b_get_cycles(Impl&, Args&, const Node&) {
   unsigned lo, hi;
   asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
@@ -360,7 +389,8 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"ppfunc", {b_ppfunc, 0, 0}},
       {"gettimeofday_s", {b_time_s, 0, 0}}, {"gettimeofday_ms", {b_time_ms, 0, 0}},
       {"gettimeofday_us", {b_time_us, 0, 0}}, {"gettimeofday_ns", {b_time_ns, 0, 0}},
-      {"get_cycles", {b_get_cycles, 0, 0}},
+      {"get_cycles", {b_get_cycles, 0, 0}}, {"jiffies", {b_jiffies, 0, 0}}, {"HZ", {b_hz, 0, 0}},
+      {"module_name", {b_module_name, 0, 0}},
       {"local_clock_ns", {b_mono_ns, 0, 0}}, {"local_clock_us", {b_mono_us, 0, 0}},
       {"local_clock_ms", {b_mono_ms, 0, 0}}, {"local_clock_s", {b_mono_s, 0, 0}},
       {"cpu_clock_ns", {b_mono_ns, 1, 1}}, {"cpu_clock_us", {b_mono_us, 1, 1}},

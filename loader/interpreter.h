@@ -26,6 +26,7 @@ struct InterpreterHost {
   std::function<void()> request_abort;
   // warn(msg); when unset, "WARNING: msg" goes to stderr.
   std::function<void(const std::string&)> warn;
+  std::string module_name = "stap";           // module_name(): -m NAME or the default
 };
 
 struct ProbeOutcome {

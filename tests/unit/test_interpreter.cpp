@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <bpf/bpf.h>
+
 #include "ir/serialize.h"
 #include "loader/interpreter.h"
 
@@ -696,4 +698,34 @@ TEST_CASE("modules read from mutated bytes run without crashing", "[interp]") {
     std::free(buf);
   }
   CHECK(accepted > 50);
+}
+
+TEST_CASE("jiffies, HZ and module_name", "[interp]") {
+  using A = std::vector<Node*>;
+  CHECK(std::stoll(one(L, "jiffies", [](Script&) { return A{}; })) > 0);
+  int64_t hz = std::stoll(one(L, "HZ", [](Script&) { return A{}; }));
+  CHECK((hz == 100 || hz == 250 || hz == 300 || hz == 1000));
+  CHECK(one(S, "module_name", [](Script&) { return A{}; }) == "stap");
+}
+
+TEST_CASE("aggregates in a probe merge every CPU's values", "[interp]") {
+  Script s;
+  auto g = static_cast<int64_t>(s.global({.name = "st", .type = Type::stats}));
+  auto agg = [&](ir::StatOp op) { return s.leaf(Op::stat_get, L, g, static_cast<int64_t>(op)); };
+  s.probe({}, {s.expr(s.op(Op::stat_add, N, {s.num(4)}, g)),
+               s.print("%d %d %d %d %d\n", {agg(ir::StatOp::count), agg(ir::StatOp::sum), agg(ir::StatOp::min),
+                                             agg(ir::StatOp::max), agg(ir::StatOp::avg)})});
+  GlobalStore& store = s.store();
+  const int cpus = store.possible_cpus();
+  if (cpus < 2) {
+    WARN("one possible CPU: per-CPU merging not checked");
+    return;
+  }
+  const size_t stride = (s.m.globals[0].value_size + 7) & ~size_t{7};
+  std::vector<char> values(stride * static_cast<size_t>(cpus), 0);
+  auto* cpu1 = reinterpret_cast<stap_stat*>(values.data() + stride);
+  cpu1->count = 2, cpu1->sum = 20, cpu1->min = 8, cpu1->max = 12, cpu1->sum_squares = 208;
+  uint32_t zero = 0;
+  REQUIRE(bpf_map_update_elem(store.map_fd(0), &zero, values.data(), BPF_ANY) == 0);
+  CHECK(s.output_of_run() == "3 24 4 12 8\n");
 }
