@@ -97,13 +97,13 @@ Value* ProgramEmitter::truth(Value* v) { return b_.CreateICmpNE(v, i64c(0)); }
 
 Value* ProgramEmitter::expr(const ir::Node* n) {
   using ir::Op;
-  Frame& f = frames_.back();
   switch (n->op) {
     case Op::num: return i64c(n->a);
     case Op::str: return rodata_ptr(ms_.literal(n->s));
-    case Op::local: return slot_value(f, size_t(n->a));
+    case Op::local: return slot_value(frames_.back(), size_t(n->a));
     case Op::set_local: {
       Value* v = expr(n->kids.at(0));
+      Frame& f = frames_.back();  // after the value: it may have called
       size_t i = size_t(n->a);
       if (f.types.at(i) == ir::Type::string) {
         copy_string(f.slots[i], v, ms_.maxlen);
@@ -196,7 +196,7 @@ Value* ProgramEmitter::divide(const ir::Node* n, Value* a, Value* c) {
   BasicBlock* ok = block("div_ok");
   b_.CreateCondBr(b_.CreateICmpEQ(c, i64c(0)), zero, ok);
   b_.SetInsertPoint(zero);
-  raise_literal(n->loc, "division by zero");
+  raise_literal(n->loc, "division by 0");
   b_.SetInsertPoint(ok);
   Value* a_neg = b_.CreateICmpSLT(a, i64c(0));
   Value* c_neg = b_.CreateICmpSLT(c, i64c(0));

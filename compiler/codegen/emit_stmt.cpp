@@ -169,11 +169,9 @@ void ProgramEmitter::stmt(const ir::Node* n) {
     case ir::Op::loop: stmt_loop(n); return;
     case ir::Op::try_: stmt_try(n); return;
     case ir::Op::ret: {
+      Value* v = n->kids.empty() ? nullptr : expr(n->kids[0]);
       Frame& f = frames_.back();
-      if (!n->kids.empty()) {
-        Value* v = expr(n->kids[0]);
-        if (f.ret_val && v) b_.CreateStore(v, f.ret_val);
-      }
+      if (f.ret_val && v) b_.CreateStore(v, f.ret_val);
       b_.CreateBr(f.ret_bb);
       after_terminator();
       return;

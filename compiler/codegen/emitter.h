@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -145,7 +146,7 @@ class ProgramEmitter {
   llvm::AllocaInst* err_loc_ = nullptr;
   llvm::AllocaInst* err_msg_ = nullptr;
   llvm::AllocaInst* actions_ = nullptr;
-  std::vector<Frame> frames_;
+  std::deque<Frame> frames_;  // references stay valid while calls nest
   std::vector<Loop> loops_;
   std::vector<Try> tries_;
   uint32_t scratch_top_ = 8;  // offset 0: the nesting guard

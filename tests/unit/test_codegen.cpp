@@ -207,7 +207,7 @@ TEST_CASE("codegen: long arithmetic wraps as C, division by zero is stap's error
   REQUIRE(recs.size() == 1);
   CHECK(recs[0].kind == STAP_REC_ERROR);
   CHECK(recs[0].id == zero_div->loc);
-  CHECK(cstr(recs[0].payload) == "division by zero");
+  CHECK(cstr(recs[0].payload) == "division by 0");
   CHECK(recs[0].payload.size() == size_t(t.m.limits.maxstringlen));
 }
 
@@ -389,15 +389,35 @@ TEST_CASE("codegen: try/catch, errors raised in called functions, error()", "[co
   auto call = [&](int64_t v, const char* text) {
     return t.node(Op::call, Type::long_, {t.num(v), t.str(text)}, 0);
   };
+  // h(a) = a * 2; g(n) = h(n) + h(h(n)): calls nested in a return value
+  ir::Function h;
+  h.name = "h";
+  h.ret = Type::long_;
+  h.param_count = 1;
+  h.slots = {Type::long_};
+  h.body = t.node(Op::ret, Type::none, {t.bin(Op::mul, t.node(Op::local, Type::long_, {}, 0), t.num(2))});
+  t.m.functions.push_back(std::move(h));
+  auto call_h = [&](Node* a) { return t.node(Op::call, Type::long_, {a}, 1); };
+  ir::Function g;
+  g.name = "g";
+  g.ret = Type::long_;
+  g.param_count = 1;
+  g.slots = {Type::long_};
+  Node* n0 = t.node(Op::local, Type::long_, {}, 0);
+  g.body = t.node(Op::ret, Type::none, {t.bin(Op::add, call_h(n0), call_h(call_h(n0)))});
+  t.m.functions.push_back(std::move(g));
+  size_t nested = t.global("nested", Type::long_);
   Node* catch_msg = t.node(Op::local, Type::string, {}, 0);
   t.probe(t.block({
       t.set_global(ret, call(0, "no")),
+      t.set_global(nested, t.node(Op::call, Type::long_, {t.node(Op::call, Type::long_, {t.num(1)}, 2)}, 2)),
       t.node(Op::try_, Type::none, {t.expr(call(1, "boom")), t.set_global(msg, catch_msg)}, 0),
       t.set_global(after, t.num(1)),
   }), {Type::string});
   Loaded l(t.m);
   fire();
   CHECK(l.get_long(ret) == 0);
+  CHECK(l.get_long(nested) == 12 + 24);  // g(g(1)) = g(6)
   CHECK(l.get_string(msg) == "boom!");
   CHECK(l.get_long(after) == 1);
   CHECK(l.header().errors == 0);
