@@ -12,7 +12,8 @@
 //  - `foreach (i in @hist_log(s))` visits EVERY bucket index, 0 .. the
 //    bucket count - 1, empty or not; a value variable gets the bucket's
 //    count.  An empty statistic visits its buckets with counts of 0.
-//  - every iteration costs one action (MAXACTION).
+//  - actions (MAXACTION) as stap counts them: one to start, one per step
+//    of an array loop (its end included), one per histogram bucket.
 #include <algorithm>
 #include <cstring>
 
@@ -104,9 +105,11 @@ Flow Interpreter::Impl::exec_foreach(const Node& n) {
   if (direction != 0) sort_entries(entries, column, direction);
 
   int64_t visited = 0;
-  for (const Entry& e : entries) {
+  for (size_t i = 0;; ++i) {
+    charge(n);  // each step of the iterator, the last (at the end) included
+    if (i == entries.size()) break;
+    const Entry& e = entries[i];
     if (limited && visited++ >= limit) break;
-    charge(n);
     if (!slice.empty() && !interp::key_matches(e.key, slice)) continue;
     for (size_t k = 0; k + 5 < n.ints.size() && k < e.key.size(); ++k)
       frame->slots.at(static_cast<size_t>(n.ints[5 + k])) = e.key[k];

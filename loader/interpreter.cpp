@@ -21,9 +21,11 @@
 //    (n*sum(x^2) - sum(x)^2) / (n*(n-1)) truncated, 0 below two values;
 //  - a full array raises "Array overflow, check MAXMAPENTRIES" (or
 //    "... check size limit (N)" for `global a[N]`);
-//  - MAXACTION: every statement run, and every loop or foreach iteration,
-//    costs one action; past limits.maxaction the probe ends with
-//    "MAXACTION exceeded", which try/catch cannot catch (as in stap);
+//  - MAXACTION: as stap counts (translate.cxx record_actions): every
+//    statement run costs one action (blocks and a for loop's increment
+//    expression none), and so does entering a loop and each test of its
+//    condition; when limits.maxaction actions are used up the probe ends
+//    with "MAXACTION exceeded", which try/catch cannot catch;
 //  - a runtime error ends the probe: ProbeOutcome.message is the message,
 //    then " near " and the location of the node that raised it, or of the
 //    statement running when that node has none;  catch (msg) gets the
@@ -95,7 +97,8 @@ void Interpreter::Impl::raise(std::string message, const Node& at) {
 }
 
 void Interpreter::Impl::charge(const Node& at) {
-  if (m.limits.maxaction > 0 && ++actions > m.limits.maxaction)
+  // stap subtracts from MAXACTION and fails when nothing is left.
+  if (m.limits.maxaction > 0 && ++actions >= m.limits.maxaction)
     throw RuntimeError{"MAXACTION exceeded", at.loc ? at.loc : last_loc, false};
 }
 
@@ -218,22 +221,27 @@ Flow Interpreter::Impl::exec(const Node& n) {
     case Op::loop:
       charge(n);
       for (;;) {
+        charge(n);  // the iteration, the last (failing) condition included
         if (n.kids[0]->op != Op::nop && !eval_long(*n.kids[0])) return Flow::normal;
-        charge(n);
         Flow f = exec(*n.kids[1]);
         if (f == Flow::brk) return Flow::normal;
         if (f == Flow::ret) return f;
         last_loc = n.loc ? n.loc : last_loc;
-        exec(*n.kids[2]);
+        // The increment is an expression in stap: no action of its own.
+        const Node& incr = *n.kids[2];
+        if (incr.op == Op::expr)
+          eval(*incr.kids[0]);
+        else
+          exec(incr);
       }
     case Op::foreach: return exec_foreach(n);
     case Op::ret:
       charge(n);
       if (!n.kids.empty()) frame->ret = eval(*n.kids[0]);
       return Flow::ret;
-    case Op::brk: return Flow::brk;
-    case Op::cont: return Flow::cont;
-    case Op::next: throw interp::LeaveProbe{};
+    case Op::brk: charge(n); return Flow::brk;
+    case Op::cont: charge(n); return Flow::cont;
+    case Op::next: charge(n); throw interp::LeaveProbe{};
     case Op::try_:
       try {
         return exec(*n.kids[0]);

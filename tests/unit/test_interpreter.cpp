@@ -729,3 +729,20 @@ TEST_CASE("aggregates in a probe merge every CPU's values", "[interp]") {
   REQUIRE(bpf_map_update_elem(store.map_fd(0), &zero, values.data(), BPF_ANY) == 0);
   CHECK(s.output_of_run() == "3 24 4 12 8\n");
 }
+
+TEST_CASE("MAXACTION counts as stap: a loop iteration and each body statement", "[interp]") {
+  // for (i = 0; i < N; i++) x++  costs 1 (init) + 1 (loop) + 2 per
+  // iteration + 1 (the last test); 100 actions are too many.
+  auto run = [](int64_t n) {
+    Script s;
+    s.m.limits.maxaction = 100;
+    auto x = static_cast<int64_t>(s.global({.name = "x", .type = L}));
+    Node* loop = s.op(Op::loop, N, {s.op(Op::lt, L, {s.local(0, L), s.num(n)}),
+                                    s.block({s.expr(s.op(Op::add_global, L, {s.num(1)}, x, 1))}),
+                                    s.expr(s.set_local(0, s.op(Op::add, L, {s.local(0, L), s.num(1)})))});
+    s.probe({L}, {s.block({s.expr(s.set_local(0, s.num(0))), loop})});
+    return s.run().error;
+  };
+  CHECK_FALSE(run(48));  // 2 + 96 + 1 = 99 actions
+  CHECK(run(49));        // 2 + 98 + 1 = 101
+}
