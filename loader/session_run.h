@@ -25,6 +25,8 @@ struct RunOptions {
   int64_t timeout_s = 0;          // -T SEC
   bool suppress_warnings = false; // -w
   int64_t buffer_mb = 0;          // -s NUM (0: default)
+  std::string module_name;        // module_name(): -m NAME, stap_<hash>, or the
+                                  // object file's name; empty: "stap"
 };
 
 // Returns the process exit code (0 on a normal end, 1 on failure); prints
