@@ -285,7 +285,9 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     result->s = name;
   }
   for (ast::Expr* arg : n.args) result->kids.push_back(l_.expr(arg));
-  if (name != "exit") result->loc = l_.location(n);
+  // error() reports its message alone: stap's error() clears the
+  // statement location before the runtime prints it ("ERROR: boom").
+  if (name != "exit" && name != "error") result->loc = l_.location(n);
 }
 
 }  // namespace

@@ -382,7 +382,7 @@ TEST_CASE("session: runtime errors, MAXERRORS and error probes", "[session][live
   SessionRun r = stap.run({"-e", script});
   CHECK(r.rc == 1);
   CHECK(r.out == "error probe\n");
-  CHECK(r.err.find("ERROR: e1 near identifier 'error' at <input>:1:") == 0);
+  CHECK(r.err.find("ERROR: e1\n") == 0);  // error() has no "near" part in stap
   CHECK(r.err.find("ERROR: e2") == std::string::npos);
   CHECK(r.err.find("WARNING: Number of errors: 1, skipped probes: 0\n") != std::string::npos);
   CHECK(r.driver_err.find("Pass 5: run failed.  [man error::pass5]") != std::string::npos);
