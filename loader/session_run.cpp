@@ -206,6 +206,7 @@ bool Session::init_globals() {
   host.request_exit = [this] { request_stop(Stop::exit); };
   host.request_abort = [this] { request_stop(Stop::abort); };
   host.warn = [this](const std::string& message) { warn(message); };
+  if (!options_.module_name.empty()) host.module_name = options_.module_name;
   interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
   return true;
 }

@@ -87,5 +87,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string object(std::istreambuf_iterator<char>(in), {});
+  // module_name() is the object's name, as stap -p4 -m NAME named it.
+  std::string name = path;
+  name = name.substr(name.rfind('/') + 1);
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".bo") == 0) name.resize(name.size() - 3);
+  options.module_name = name;
   return stap::run_object(object, options);
 }

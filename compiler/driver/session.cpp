@@ -158,8 +158,9 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   return place;
 }
 
-RunOptions run_options(const Options& o) {
+RunOptions run_options(const Options& o, const std::string& module_name) {
   RunOptions r;
+  r.module_name = module_name;
   r.verbose = o.verbosity(5);
   r.output_file = o.output_file;
   r.command = o.target_command;
@@ -174,7 +175,8 @@ RunOptions run_options(const Options& o) {
 // directory, then pass 5 runs the object.
 int save_and_run(const Options& o, const std::string& object, const ObjectPlace& place,
                  std::ostream& out, std::ostream& err) {
-  std::string name = (o.module_name.empty() ? cache_module_name(place.key) : o.module_name) + ".bo";
+  std::string module = o.module_name.empty() ? cache_module_name(place.key) : o.module_name;
+  std::string name = module + ".bo";
   if (o.last_pass == 4 || !o.module_name.empty()) {
     std::string error;
     if (!write_file_atomically(name, object, error)) {
@@ -190,7 +192,7 @@ int save_and_run(const Options& o, const std::string& object, const ObjectPlace&
   if (o.verbosity(5) > 0) err << "Pass 5: starting run.\n";
   out.flush();
   err.flush();
-  int rc = run_object(object, run_options(o));
+  int rc = run_object(object, run_options(o, module));
   if (o.verbosity(5) > 0) err << "Pass 5: run completed " << timer.times() << "\n";
   if (rc != 0) err << "Pass 5: run failed.  [man error::pass5]\n";
   return rc;
