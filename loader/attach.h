@@ -25,9 +25,4 @@ void destroy_links(std::vector<bpf_link*>& links);
 bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
                        std::string& error);
 
-// The tracefs directory with its events/ (mounting tracefs on
-// /sys/kernel/tracing when nothing provides it); empty with `error` set
-// when there is none.
-std::string tracefs_dir(std::string& error);
-
 }  // namespace stap
