@@ -181,6 +181,28 @@ Function* BpfModule::begin_program(const std::string& name, const std::string& s
   return fn;
 }
 
+Function* BpfModule::add_callback(const std::string& name, DILocation*& loc) {
+  auto* fn = Function::Create(FunctionType::get(i64, {ptr, ptr, ptr, ptr}, false),
+                              GlobalValue::InternalLinkage, name, *mod_);
+  fn->addFnAttr(Attribute::NoUnwind);
+  fn->addFnAttr(Attribute::NoInline);  // the helper takes its address
+  DIType* di_long = dib_.createBasicType("long", 64, dwarf::DW_ATE_signed);
+  auto* type = dib_.createSubroutineType(
+      dib_.getOrCreateTypeArray({di_long, di_voidptr_, di_voidptr_, di_voidptr_, di_voidptr_}));
+  // Local in debug info too: BTF linkage comes from there (see below).
+  auto* sp = dib_.createFunction(file_, name, "", file_, 1, type, 1, DINode::FlagPrototyped,
+                                 DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized |
+                                     DISubprogram::SPFlagLocalToUnit);
+  fn->setSubprogram(sp);
+  const char* names[] = {"map", "key", "value", "ctx"};
+  for (unsigned i = 0; i < 4; ++i) {
+    fn->getArg(i)->setName(names[i]);
+    dib_.createParameterVariable(sp, names[i], i + 1, file_, 1, di_voidptr_, true);
+  }
+  loc = DILocation::get(ctx_, 1, 1, sp);
+  return fn;
+}
+
 void BpfModule::set_line(unsigned line) {
   b_.SetCurrentDebugLocation(DILocation::get(ctx_, line, 1, cur_sp_));
 }

@@ -39,6 +39,7 @@ enum Helper : int {
   kProbeReadKernelStr = 115,
   kRingbufReserve = 131,
   kRingbufSubmit = 132,
+  kForEachMapElem = 164,
   kSnprintf = 165,
 };
 
@@ -86,6 +87,10 @@ class BpfModule {
   // its entry block.
   llvm::Function* begin_program(const std::string& name, const std::string& section);
   void set_line(unsigned line);
+  // A static `long name(void *map, void *key, void *value, void *ctx)`, the
+  // callback shape of bpf_for_each_map_elem; `loc` gets a debug location
+  // inside it for the builder that fills it.
+  llvm::Function* add_callback(const std::string& name, llvm::DILocation*& loc);
 
   llvm::Value* call_helper(int id, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
   llvm::AllocaInst* entry_alloca(llvm::Type* ty, const llvm::Twine& name);

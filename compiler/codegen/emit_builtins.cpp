@@ -218,9 +218,13 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
   b_.SetInsertPoint(done);
 }
 
+// As in stap, exit() lets the current probe finish but no other kernel
+// probe body starts after it: the state moves to STOPPING here, at once,
+// not when the runtime drains the record.
 void ProgramEmitter::exit_record() {
   submit_record(STAP_REC_EXIT, b_.getInt32(0), {}, {});
   b_.CreateStore(i64c(1), header_field(offsetof(stap_globals_header, exit_requested)));
+  b_.CreateStore(i64c(STAP_STATE_STOPPING), header_field(offsetof(stap_globals_header, state)));
 }
 
 namespace {

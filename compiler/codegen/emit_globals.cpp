@@ -25,7 +25,7 @@ Value* ProgramEmitter::global_ptr(const ir::Global& g) { return header_field(g.o
 // The keys of `n` (its first nkeys kids) packed into a zeroed scratch
 // buffer: 8 bytes per long, MAXSTRINGLEN per string.  A scalar statistic's
 // key is the u32 0 of its one-entry array.
-Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys) {
+Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys, bool any_ok) {
   if (!g.is_array()) {
     Value* key = scratch_slot(8);
     b_.CreateStore(i64c(0), key);
@@ -34,9 +34,9 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
   if (nkeys != g.keys.size()) unsupported(n, "wrong number of array indexes for " + g.name);
   std::vector<Value*> values;
   for (size_t i = 0; i < nkeys; ++i) {
-    if (n->kids.at(i)->op == ir::Op::any)
-      unsupported(n, "array slices ('*') need user context (begin, end or timer probes)");
-    values.push_back(expr(n->kids[i]));
+    bool any = n->kids.at(i)->op == ir::Op::any;
+    if (any && !any_ok) unsupported(n, "an array slice ('*') cannot be used here");
+    values.push_back(any ? nullptr : expr(n->kids[i]));
   }
   Value* key = scratch_slot(g.key_size);
   // Zero padding matters: the bytes after a string's NUL are part of the key.
@@ -44,10 +44,10 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
   int64_t off = 0;
   for (size_t i = 0; i < nkeys; ++i) {
     if (g.keys[i] == ir::Type::string) {
-      copy_string(byte_ptr(key, off), values[i], ms_.maxlen);
+      if (values[i]) copy_string(byte_ptr(key, off), values[i], ms_.maxlen);
       off += ms_.maxlen;
     } else {
-      b_.CreateAlignedStore(values[i], byte_ptr(key, off), MaybeAlign(off % 8 ? 1 : 8));
+      if (values[i]) b_.CreateAlignedStore(values[i], byte_ptr(key, off), MaybeAlign(off % 8 ? 1 : 8));
       off += 8;
     }
   }
@@ -101,8 +101,12 @@ Value* ProgramEmitter::array_op(const ir::Node* n) {
     b_.SetInsertPoint(done);
     return nullptr;
   }
-  if (g.type == ir::Type::stats) unsupported(n, std::string(ir::op_name(n->op)) + " of statistic " + g.name);
   size_t nkeys = g.keys.size();
+  bool slice = false;
+  for (size_t i = 0; i < nkeys && i < n->kids.size(); ++i) slice |= n->kids[i]->op == Op::any;
+  if (slice && (n->op == Op::in_elem || n->op == Op::delete_elem)) return slice_op(n, g, map);
+  if (g.type == ir::Type::stats && n->op != Op::in_elem && n->op != Op::delete_elem)
+    unsupported(n, std::string(ir::op_name(n->op)) + " of statistic " + g.name);
   Value* key = pack_key(g, n, nkeys);
   switch (n->op) {
     case Op::elem: {
@@ -152,6 +156,62 @@ Value* ProgramEmitter::array_op(const ir::Node* n) {
       return nullptr;
     default: unsupported(n, std::string(ir::op_name(n->op)) + " of the array " + g.name);
   }
+}
+
+// `[k, *] in a` and `delete a[k, *]`: bpf_for_each_map_elem with a
+// callback, made for this site, that compares the fixed keys with a packed
+// pattern (handed over in a stack context: pointers stay typed there).
+Value* ProgramEmitter::slice_op(const ir::Node* n, const ir::Global& g, Value* map) {
+  bool remove = n->op == ir::Op::delete_elem;
+  Value* pattern = pack_key(g, n, g.keys.size(), true);
+  Function* cb = slice_callback(g, n, remove);
+  StructType* ctx_ty = StructType::get(m_.module().getContext(), {m_.ptr, m_.i64});
+  AllocaInst* ctx = m_.entry_alloca(ctx_ty, "slice");
+  b_.CreateStore(pattern, ctx);
+  b_.CreateStore(i64c(0), byte_ptr(ctx, 8));
+  helper(kForEachMapElem, m_.i64, {map, cb, ctx, i64c(0)});
+  if (remove) return nullptr;
+  return b_.CreateZExt(b_.CreateICmpNE(b_.CreateLoad(m_.i64, byte_ptr(ctx, 8)), i64c(0)), m_.i64);
+}
+
+Function* ProgramEmitter::slice_callback(const ir::Global& g, const ir::Node* n, bool remove) {
+  DILocation* loc = nullptr;
+  Function* fn = m_.add_callback("stap_slice_" + std::to_string(ms_.callbacks++), loc);
+  LLVMContext& c = m_.module().getContext();
+  IRBuilder<> cb(BasicBlock::Create(c, "entry", fn));
+  cb.SetCurrentDebugLocation(loc);
+  Value* key = fn->getArg(1);
+  Value* ctx = fn->getArg(3);
+  Value* pattern = cb.CreateLoad(m_.ptr, ctx);
+  BasicBlock* miss = BasicBlock::Create(c, "miss", fn);
+  FunctionCallee strcmp = m_.module().getOrInsertFunction(
+      "stp_strcmp", FunctionType::get(m_.i64, {m_.ptr, m_.ptr, m_.i64}, false));
+  int64_t off = 0;
+  for (size_t i = 0; i < g.keys.size(); ++i) {
+    bool is_str = g.keys[i] == ir::Type::string;
+    int64_t size = is_str ? ms_.maxlen : 8;
+    if (n->kids[i]->op != ir::Op::any) {
+      Value* k = cb.CreateConstGEP1_64(m_.i8, key, uint64_t(off));
+      Value* p = cb.CreateConstGEP1_64(m_.i8, pattern, uint64_t(off));
+      Value* same = is_str
+          ? cb.CreateICmpEQ(cb.CreateCall(strcmp, {k, p, cb.getInt64(uint64_t(ms_.maxlen))}), cb.getInt64(0))
+          : cb.CreateICmpEQ(cb.CreateAlignedLoad(m_.i64, k, MaybeAlign(off % 8 ? 1 : 8)),
+                            cb.CreateAlignedLoad(m_.i64, p, MaybeAlign(off % 8 ? 1 : 8)));
+      BasicBlock* next = BasicBlock::Create(c, "next", fn);
+      cb.CreateCondBr(same, next, miss);
+      cb.SetInsertPoint(next);
+    }
+    off += size;
+  }
+  cb.CreateStore(cb.getInt64(1), cb.CreateConstGEP1_64(m_.i8, ctx, 8));
+  if (remove) {
+    auto* del = ConstantExpr::getIntToPtr(cb.getInt64(kMapDeleteElem), m_.ptr);
+    cb.CreateCall(FunctionType::get(m_.i64, {m_.ptr, m_.ptr}, false), del, {fn->getArg(0), key});
+  }
+  cb.CreateRet(cb.getInt64(remove ? 0 : 1));  // 1 stops the walk: found
+  cb.SetInsertPoint(miss);
+  cb.CreateRet(cb.getInt64(0));
+  return fn;
 }
 
 // a[k] += d, atomically per element: add in place when the element is

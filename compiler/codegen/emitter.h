@@ -44,6 +44,7 @@ struct ModuleState {
   std::string rodata_bytes;
   std::map<std::string, uint32_t> rodata_index;
   uint32_t scratch_size = 8;  // high-water mark over programs
+  int callbacks = 0;          // names of generated callbacks
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -94,7 +95,10 @@ class ProgramEmitter {
 
   // emit_globals.cpp: scalars, arrays, statistics
   llvm::Value* global_ptr(const ir::Global& g);
-  llvm::Value* pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys);
+  // any_ok: an `any` key ('*') stays zero (a slice pattern).
+  llvm::Value* pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys, bool any_ok = false);
+  llvm::Value* slice_op(const ir::Node* n, const ir::Global& g, llvm::Value* map);
+  llvm::Function* slice_callback(const ir::Global& g, const ir::Node* n, bool remove);
   llvm::Value* array_op(const ir::Node* n);
   llvm::Value* add_elem(const ir::Node* n, const ir::Global& g, llvm::Value* map,
                         llvm::Value* key);

@@ -549,6 +549,9 @@ TEST_CASE("codegen: exit and print_hist records, full and wrapping arrays", "[co
   fire();
   CHECK(l.get_long(done) == 0);
   CHECK(l.header().exit_requested == 1);
+  CHECK(l.header().state == STAP_STATE_STOPPING);
+  fire();  // runs no body any more: no second exit record
+
   CHECK(l.header().errors == 1);
   std::vector<Record> recs = l.records();
   REQUIRE(recs.size() == 3);
@@ -764,4 +767,40 @@ TEST_CASE("codegen: printf %m/%M records carry the bytes read at the address", "
   CHECK(seven == 7);
   CHECK(zero == 0);
   CHECK(p.substr(29, 3) == std::string(3, '\0'));  // a fault reads as zeros
+}
+
+TEST_CASE("codegen: array slices in kernel context, in and delete on statistic arrays", "[codegen]") {
+  Builder t;
+  size_t b = t.global("b", Type::long_, {Type::string, Type::long_});
+  size_t sa = t.global("sa", Type::stats, {Type::string});
+  size_t r1 = t.global("r1", Type::long_), r2 = t.global("r2", Type::long_);
+  size_t r3 = t.global("r3", Type::long_), r4 = t.global("r4", Type::long_);
+  size_t r5 = t.global("r5", Type::long_), r6 = t.global("r6", Type::long_);
+  auto any = [&] { return t.node(Op::any, Type::none); };
+  auto set = [&](const char* s, int64_t k) {
+    return t.expr(t.node(Op::set_elem, Type::long_, {t.str(s), t.num(k), t.num(1)}, int64_t(b)));
+  };
+  auto in = [&](Node* k1, Node* k2) { return t.node(Op::in_elem, Type::long_, {k1, k2}, int64_t(b)); };
+  t.probe(t.block({
+      set("p", 1), set("p", 2), set("q", 1), set("r", 5),
+      t.expr(t.node(Op::delete_elem, Type::none, {t.str("p"), any()}, int64_t(b))),
+      t.set_global(r1, t.bin(Op::add, in(t.str("p"), any()), t.bin(Op::mul, t.num(10), in(t.str("q"), any())))),
+      t.set_global(r2, in(any(), t.num(5))),
+      t.expr(t.node(Op::delete_elem, Type::none, {any(), t.num(5)}, int64_t(b))),
+      t.set_global(r3, t.bin(Op::add, in(any(), t.num(5)), t.bin(Op::mul, t.num(10), in(any(), any())))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.str("k"), t.num(1)}, int64_t(sa))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.str("l"), t.num(2)}, int64_t(sa))),
+      t.expr(t.node(Op::delete_elem, Type::none, {t.str("k")}, int64_t(sa))),
+      t.set_global(r4, t.node(Op::in_elem, Type::long_, {t.str("k")}, int64_t(sa))),
+      t.set_global(r5, t.node(Op::in_elem, Type::long_, {t.str("l")}, int64_t(sa))),
+      t.set_global(r6, t.node(Op::in_elem, Type::long_, {any()}, int64_t(sa))),
+  }));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(r1) == 10);  // ["p",*] gone, ["q",*] there
+  CHECK(l.get_long(r2) == 1);
+  CHECK(l.get_long(r3) == 10);  // [*,5] gone, ["q",1] left
+  CHECK(l.get_long(r4) == 0);
+  CHECK(l.get_long(r5) == 1);
+  CHECK(l.get_long(r6) == 1);
 }
