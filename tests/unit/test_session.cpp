@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <sstream>
 
@@ -448,4 +449,39 @@ TEST_CASE("session: -p4 writes NAME.bo, which stapbpf's run_object runs", "[sess
   CHECK(stap::run_object(object, run) == 0);
   std::ifstream printed(run.output_file);
   CHECK(std::string(std::istreambuf_iterator<char>(printed), {}) == "from object\n");
+}
+
+TEST_CASE("-m NAME: checked and trimmed as stap checks module names", "[session]") {
+  auto parse = [](std::string name, std::string& err) {
+    setenv("SYSTEMTAP_DIR", "/nonexistent-stap-dir", 1);
+    std::vector<std::string> words = {"stap", "-p4", "-m", name, "-e", "probe begin {}"};
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    std::ostringstream captured;
+    auto* old = std::cerr.rdbuf(captured.rdbuf());
+    stap::ParsedCommandLine r = stap::parse_command_line(static_cast<int>(argv.size()), argv.data());
+    std::cerr.rdbuf(old);
+    err = captured.str();
+    return r;
+  };
+  std::string err;
+  stap::ParsedCommandLine r = parse("my_mod2", err);
+  CHECK(r.outcome == stap::ParseOutcome::run);
+  CHECK(r.options.module_name == "my_mod2");
+  CHECK(err.empty());
+
+  r = parse("trace.bo", err);
+  CHECK(r.options.module_name == "trace");
+  CHECK(err == "Truncating module name to 'trace'\n");
+
+  r = parse("Bad-Name", err);
+  CHECK(r.outcome == stap::ParseOutcome::exit_error);
+  CHECK(err == "ERROR: Safety pattern mismatch for -m parameter ('Bad-Name' vs. '^[a-z0-9_]+$') rc=1\n");
+
+  r = parse(".ko", err);
+  CHECK(r.outcome == stap::ParseOutcome::exit_error);
+  CHECK(err.find("Module name cannot be empty.") != std::string::npos);
+
+  r = parse(std::string(60, 'a'), err);
+  CHECK(r.options.module_name == std::string(54, 'a'));
 }
