@@ -16,6 +16,7 @@
 #include "driver/frontend.h"
 #include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
+#include "loader/object_file.h"
 #include "loader/session_run.h"
 #include "parse/printer.h"
 
@@ -257,9 +258,13 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
   ObjectPlace place;
   if (o.last_pass >= 4) {
     place = object_place(o, fe.config());
-    if (std::optional<std::string> object = place.cache_file.empty()
-                                                ? std::nullopt
-                                                : cache_load(place.cache_file)) {
+    std::optional<std::string> object;
+    if (!place.cache_file.empty()) object = cache_load(place.cache_file);
+    // An object this runtime cannot read (damaged, or from another build)
+    // is compiled again and replaced.
+    ir::Module cached;
+    std::string why;
+    if (object && read_object_module(*object, cached, why)) {
       if (o.verbosity(3) > 0) err << "Pass 3: using cached " << place.cache_file << "\n";
       if (o.verbosity(4) > 0) err << "Pass 4: using cached " << place.cache_file << "\n";
       return save_and_run(o, *object, place, out, err);

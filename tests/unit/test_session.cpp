@@ -370,6 +370,15 @@ TEST_CASE("session: begin, end and the cache", "[session][live]") {
   // A different argument is a different object: a miss.
   SessionRun other = stap.run({"-v", "-e", script, "arg"});
   CHECK(other.driver_err.find("using cached") == std::string::npos);
+
+  // A damaged cached object is compiled again, not run.
+  for (auto& e : fs::recursive_directory_iterator(stap.dir() / "stapdir/cache"))
+    if (e.is_regular_file()) std::ofstream(e.path(), std::ios::trunc) << "junk";
+  SessionRun repaired = stap.run({"-v", "-e", script});
+  CHECK(repaired.rc == 0);
+  CHECK(repaired.out == "hi 7\nbye\n");
+  CHECK(repaired.driver_err.find("using cached") == std::string::npos);
+  CHECK(stap.run({"-v", "-e", script}).driver_err.find("Pass 4: using cached") != std::string::npos);
 }
 
 TEST_CASE("session: runtime errors, MAXERRORS and error probes", "[session][live]") {
