@@ -22,7 +22,6 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     Value* off = b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, realtime_offset_ns)));
     return b_.CreateAdd(helper(kKtimeGetNs, m_.i64, {}), off);
   };
-  size_t nargs = n->kids.size();
   if (name == "pid") return b_.CreateLShr(pid_tgid(), 32);
   if (name == "tid") return low32(pid_tgid());
   if (name == "ppid") return runtime_call("stp_ppid", m_.i64, {});
@@ -53,6 +52,24 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     Value* major = arg(0);
     return b_.CreateOr(b_.CreateShl(major, 20), arg(1));
   }
+  if (Value* v = memory_builtin(n)) return v;
+  if (name == "exit") {
+    exit_record();
+    return nullptr;
+  }
+  if (name == "error") {
+    raise(n->loc, arg(0));
+    return nullptr;
+  }
+  unsupported(n, name + "() is not available in kernel context");
+}
+
+// user_string*, kernel_string*, kernel_<type>, user_<type>; null for any
+// other name.
+Value* ProgramEmitter::memory_builtin(const ir::Node* n) {
+  const std::string& name = n->s;
+  auto arg = [&](size_t i) { return expr(n->kids.at(i)); };
+  size_t nargs = n->kids.size();
   if (name == "user_string" || name == "kernel_string") {
     Value* addr = arg(0);
     Value* err = nargs > 1 ? arg(1) : nullptr;
@@ -71,15 +88,7 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   };
   for (const auto& r : kReads)
     if (name == r.name) return read_number(n, name[0] == 'u', arg(0), r.size, r.what);
-  if (name == "exit") {
-    exit_record();
-    return nullptr;
-  }
-  if (name == "error") {
-    raise(n->loc, arg(0));
-    return nullptr;
-  }
-  unsupported(n, name + "() is not available in kernel context");
+  return nullptr;
 }
 
 // user_string*/kernel_string*: a fault is stap's error, or err_msg when the
@@ -186,14 +195,8 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
   int64_t size = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i)
     size += (args[i]->type == ir::Type::string ? ms_.maxlen : 8) + std::abs(dump(i));
-  Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
-  BasicBlock* fill = block("record");
-  BasicBlock* lost = block("record_lost");
-  BasicBlock* done = block("record_done");
-  b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
-  b_.SetInsertPoint(fill);
-  b_.CreateStore(b_.getInt32(kind), rec);
-  b_.CreateStore(id, byte_ptr(rec, 4));
+  BasicBlock* done = nullptr;
+  Value* rec = begin_record(size, kind, id, done);
   int64_t off = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i]->type == ir::Type::string) {
@@ -210,10 +213,26 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
       off += len;
     }
   }
-  helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
-  b_.CreateBr(done);
+  finish_record(rec, done);
+}
+
+Value* ProgramEmitter::begin_record(int64_t size, uint32_t kind, Value* id, BasicBlock*& done) {
+  Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
+  BasicBlock* fill = block("record");
+  BasicBlock* lost = block("record_lost");
+  done = block("record_done");
+  b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
   b_.SetInsertPoint(lost);
   atomic_inc(header_field(offsetof(stap_globals_header, lost_records)));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(fill);
+  b_.CreateStore(b_.getInt32(kind), rec);
+  b_.CreateStore(id, byte_ptr(rec, 4));
+  return rec;
+}
+
+void ProgramEmitter::finish_record(Value* rec, BasicBlock* done) {
+  helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

@@ -57,50 +57,12 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
 Value* ProgramEmitter::array_op(const ir::Node* n) {
   using ir::Op;
   const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
-  bool str = g.type == ir::Type::string;
-  if (g.in_globals_map()) {
-    Value* p = global_ptr(g);
-    switch (n->op) {
-      case Op::global: return str ? p : b_.CreateLoad(m_.i64, p);
-      case Op::set_global: {
-        Value* v = expr(n->kids.at(0));
-        if (str) {
-          copy_string(p, v, ms_.maxlen);
-          return p;
-        }
-        b_.CreateStore(v, p);
-        return v;
-      }
-      case Op::add_global: {
-        Value* d = expr(n->kids.at(0));
-        Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
-        return n->b ? old : b_.CreateAdd(old, d);
-      }
-      default: unsupported(n, std::string(ir::op_name(n->op)) + " of the scalar " + g.name);
-    }
-  }
-  Value* map = ms_.global_maps.at(size_t(n->a));
+  if (g.in_globals_map()) return scalar_op(n, g);
   if (n->op == Op::print_hist) {
-    Value* key = pack_key(g, n, g.keys.size());
-    uint32_t ksize = g.is_array() ? g.key_size : 0;
-    int64_t size = int64_t(sizeof(stap_record) + ksize);
-    Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(size), i64c(0)});
-    BasicBlock* fill = block("hist_record");
-    BasicBlock* lost = block("hist_lost");
-    BasicBlock* done = block("hist_done");
-    b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
-    b_.SetInsertPoint(fill);
-    b_.CreateStore(b_.getInt32(STAP_REC_PRINT_HIST), rec);
-    b_.CreateStore(b_.getInt32(uint32_t(n->a)), byte_ptr(rec, 4));
-    if (ksize) helper(kProbeReadKernel, m_.i64, {byte_ptr(rec, 8), i64c(ksize), key});
-    helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
-    b_.CreateBr(done);
-    b_.SetInsertPoint(lost);
-    atomic_inc(header_field(offsetof(stap_globals_header, lost_records)));
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
+    print_hist(n, g);
     return nullptr;
   }
+  Value* map = ms_.global_maps.at(size_t(n->a));
   size_t nkeys = g.keys.size();
   bool slice = false;
   for (size_t i = 0; i < nkeys && i < n->kids.size(); ++i) slice |= n->kids[i]->op == Op::any;
@@ -109,53 +71,93 @@ Value* ProgramEmitter::array_op(const ir::Node* n) {
     unsupported(n, std::string(ir::op_name(n->op)) + " of statistic " + g.name);
   Value* key = pack_key(g, n, nkeys);
   switch (n->op) {
-    case Op::elem: {
-      Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
-      BasicBlock* hit = block("elem_hit");
-      BasicBlock* miss = block("elem_miss");
-      BasicBlock* done = block("elem");
-      Value* tmp = str ? string_temp() : nullptr;
-      b_.CreateCondBr(b_.CreateIsNull(p), miss, hit);
-      b_.SetInsertPoint(hit);
-      Value* v = str ? nullptr : b_.CreateLoad(m_.i64, p);
-      if (str) copy_string(tmp, p, ms_.maxlen);
-      b_.CreateBr(done);
-      b_.SetInsertPoint(miss);
-      if (str) clear_string(tmp);
-      b_.CreateBr(done);
-      b_.SetInsertPoint(done);
-      if (str) return tmp;
-      PHINode* phi = b_.CreatePHI(m_.i64, 2);
-      phi->addIncoming(v, hit);
-      phi->addIncoming(i64c(0), miss);
-      return phi;
-    }
-    case Op::set_elem: {
-      Value* v = expr(n->kids.at(nkeys));
-      Value* src = v;
-      if (!str) {
-        src = m_.entry_alloca(m_.i64, "value");
-        b_.CreateStore(v, src);
-      }
-      Value* r = helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)});
-      BasicBlock* full = block("array_full");
-      BasicBlock* ok = block("set_elem");
-      b_.CreateCondBr(b_.CreateICmpNE(r, i64c(0)), full, ok);
-      b_.SetInsertPoint(full);
-      raise_literal(n->loc, overflow_message(g));
-      b_.SetInsertPoint(ok);
-      return v;
-    }
+    case Op::elem: return elem(g, map, key);
+    case Op::set_elem: return set_elem(n, g, map, key);
     case Op::add_elem: return add_elem(n, g, map, key);
-    case Op::in_elem: {
-      Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
-      return b_.CreateZExt(b_.CreateIsNotNull(p), m_.i64);
-    }
+    case Op::in_elem:
+      return b_.CreateZExt(b_.CreateIsNotNull(helper(kMapLookupElem, m_.ptr, {map, key})), m_.i64);
     case Op::delete_elem:
       helper(kMapDeleteElem, m_.i64, {map, key});
       return nullptr;
     default: unsupported(n, std::string(ir::op_name(n->op)) + " of the array " + g.name);
   }
+}
+
+// Long and string scalars, in the globals map.  Long updates are atomic.
+Value* ProgramEmitter::scalar_op(const ir::Node* n, const ir::Global& g) {
+  bool str = g.type == ir::Type::string;
+  Value* p = global_ptr(g);
+  switch (n->op) {
+    case ir::Op::global: return str ? p : b_.CreateLoad(m_.i64, p);
+    case ir::Op::set_global: {
+      Value* v = expr(n->kids.at(0));
+      if (str) {
+        copy_string(p, v, ms_.maxlen);
+        return p;
+      }
+      b_.CreateStore(v, p);
+      return v;
+    }
+    case ir::Op::add_global: {
+      Value* d = expr(n->kids.at(0));
+      Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
+      return n->b ? old : b_.CreateAdd(old, d);
+    }
+    default: unsupported(n, std::string(ir::op_name(n->op)) + " of the scalar " + g.name);
+  }
+}
+
+// a[k]: 0 or "" when absent; a string is copied out of the map value.
+Value* ProgramEmitter::elem(const ir::Global& g, Value* map, Value* key) {
+  bool str = g.type == ir::Type::string;
+  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+  BasicBlock* hit = block("elem_hit");
+  BasicBlock* miss = block("elem_miss");
+  BasicBlock* done = block("elem");
+  Value* tmp = str ? string_temp() : nullptr;
+  b_.CreateCondBr(b_.CreateIsNull(p), miss, hit);
+  b_.SetInsertPoint(hit);
+  Value* v = str ? nullptr : b_.CreateLoad(m_.i64, p);
+  if (str) copy_string(tmp, p, ms_.maxlen);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(miss);
+  if (str) clear_string(tmp);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  if (str) return tmp;
+  PHINode* phi = b_.CreatePHI(m_.i64, 2);
+  phi->addIncoming(v, hit);
+  phi->addIncoming(i64c(0), miss);
+  return phi;
+}
+
+// a[k] = v; a full map is stap's "Array overflow".
+Value* ProgramEmitter::set_elem(const ir::Node* n, const ir::Global& g, Value* map, Value* key) {
+  Value* v = expr(n->kids.at(g.keys.size()));
+  Value* src = v;  // a string value already has MAXSTRINGLEN bytes behind it
+  if (g.type != ir::Type::string) {
+    src = m_.entry_alloca(m_.i64, "value");
+    b_.CreateStore(v, src);
+  }
+  Value* r = helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)});
+  BasicBlock* full = block("array_full");
+  BasicBlock* ok = block("set_elem");
+  b_.CreateCondBr(b_.CreateICmpNE(r, i64c(0)), full, ok);
+  b_.SetInsertPoint(full);
+  raise_literal(n->loc, overflow_message(g));
+  b_.SetInsertPoint(ok);
+  return v;
+}
+
+// print(@hist_*(g[k])): the runtime reads and prints the statistic.
+void ProgramEmitter::print_hist(const ir::Node* n, const ir::Global& g) {
+  Value* key = pack_key(g, n, g.keys.size());
+  uint32_t ksize = g.is_array() ? g.key_size : 0;
+  BasicBlock* done = nullptr;
+  Value* rec = begin_record(int64_t(sizeof(stap_record) + ksize), STAP_REC_PRINT_HIST,
+                            b_.getInt32(uint32_t(n->a)), done);
+  if (ksize) helper(kProbeReadKernel, m_.i64, {byte_ptr(rec, 8), i64c(ksize), key});
+  finish_record(rec, done);
 }
 
 // `[k, *] in a` and `delete a[k, *]`: bpf_for_each_map_elem with a

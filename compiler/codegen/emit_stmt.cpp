@@ -92,22 +92,11 @@ void ProgramEmitter::emit_error_block() {
   b_.SetInsertPoint(error_bb_);
   Value* loc = b_.CreateLoad(m_.i64, err_loc_);
   Value* msg = b_.CreateLoad(m_.ptr, err_msg_);
-  uint64_t size = sizeof(stap_record) + uint64_t(ms_.maxlen);
-  Value* rec = helper(kRingbufReserve, m_.ptr, {ms_.events_map, i64c(int64_t(size)), i64c(0)});
-  BasicBlock* fill = block("error_record");
-  BasicBlock* lost = block("error_lost");
-  BasicBlock* count = block("error_count");
-  b_.CreateCondBr(b_.CreateIsNull(rec), lost, fill);
-  b_.SetInsertPoint(fill);
-  b_.CreateStore(b_.getInt32(STAP_REC_ERROR), rec);
-  b_.CreateStore(b_.CreateTrunc(loc, m_.i32), byte_ptr(rec, 4));
-  helper(kProbeReadKernelStr, m_.i64, {byte_ptr(rec, int64_t(sizeof(stap_record))), i64c(ms_.maxlen), msg});
-  helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, i64c(0)});
-  b_.CreateBr(count);
-  b_.SetInsertPoint(lost);
-  atomic_inc(header_field(offsetof(stap_globals_header, lost_records)));
-  b_.CreateBr(count);
-  b_.SetInsertPoint(count);
+  BasicBlock* done = nullptr;
+  Value* rec = begin_record(int64_t(sizeof(stap_record)) + ms_.maxlen, STAP_REC_ERROR,
+                            b_.CreateTrunc(loc, m_.i32), done);
+  copy_string(byte_ptr(rec, int64_t(sizeof(stap_record))), msg, ms_.maxlen);
+  finish_record(rec, done);
   atomic_inc(header_field(offsetof(stap_globals_header, errors)));
   b_.CreateBr(exit_bb_);
 }

@@ -100,6 +100,10 @@ class ProgramEmitter {
   llvm::Value* slice_op(const ir::Node* n, const ir::Global& g, llvm::Value* map);
   llvm::Function* slice_callback(const ir::Global& g, const ir::Node* n, bool remove);
   llvm::Value* array_op(const ir::Node* n);
+  llvm::Value* scalar_op(const ir::Node* n, const ir::Global& g);
+  llvm::Value* elem(const ir::Global& g, llvm::Value* map, llvm::Value* key);
+  llvm::Value* set_elem(const ir::Node* n, const ir::Global& g, llvm::Value* map, llvm::Value* key);
+  void print_hist(const ir::Node* n, const ir::Global& g);
   llvm::Value* add_elem(const ir::Node* n, const ir::Global& g, llvm::Value* map,
                         llvm::Value* key);
   void stat_add(const ir::Node* n);
@@ -108,6 +112,7 @@ class ProgramEmitter {
 
   // emit_builtins.cpp: context functions, printing, exit
   llvm::Value* builtin(const ir::Node* n);
+  llvm::Value* memory_builtin(const ir::Node* n);
   llvm::Value* read_string(const ir::Node* n, bool user, llvm::Value* addr, llvm::Value* limit,
                            llvm::Value* err_msg);
   llvm::Value* read_number(const ir::Node* n, bool user, llvm::Value* addr, unsigned size,
@@ -115,6 +120,11 @@ class ProgramEmitter {
   void printf_record(const ir::Node* n);
   llvm::Value* sprintf_value(const ir::Node* n);
   void exit_record();
+  // Reserves a ring-buffer record and writes its header, leaving the
+  // builder where it is filled; finish_record() submits it and joins the
+  // path where the reservation failed (counted in header.lost_records).
+  llvm::Value* begin_record(int64_t size, uint32_t kind, llvm::Value* id, llvm::BasicBlock*& done);
+  void finish_record(llvm::Value* rec, llvm::BasicBlock* done);
   // dumps[i] > 0: after argument i (an address), that many bytes read
   // there (%m/%M; negative: from user memory).
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
