@@ -249,7 +249,10 @@ void ProgramEmitter::exit_record() {
 namespace {
 // The bpf_snprintf format for stap's pieces, or an empty string and `why`
 // when the kernel's formatter cannot print them exactly as stap does.
-std::string kernel_format(const std::vector<PrintfPiece>& pieces, std::string& why) {
+// bpf_snprintf takes no precision: a %.Ns is printed as %s of the string
+// cut to N characters first (cuts[i] = N for value i, else -1).
+std::string kernel_format(const std::vector<PrintfPiece>& pieces, std::string& why,
+                          std::vector<int>& cuts) {
   std::string out;
   for (const PrintfPiece& p : pieces) {
     if (p.kind == PrintfPiece::Kind::literal) {
@@ -268,8 +271,9 @@ std::string kernel_format(const std::vector<PrintfPiece>& pieces, std::string& w
       why = "'*' widths";
       return {};
     }
-    if (p.precision != PrintfPiece::kNone) {
-      why = "a precision";
+    cuts.push_back(conv == 's' ? p.precision : PrintfPiece::kNone);
+    if (p.precision != PrintfPiece::kNone && conv != 's') {
+      why = "a precision on %" + std::string(1, conv);
       return {};
     }
     std::string width = p.width == PrintfPiece::kNone ? "" : std::to_string(p.width);
@@ -309,12 +313,21 @@ Value* ProgramEmitter::sprintf_value(const ir::Node* n) {
   const std::string& format = ms_.ir.formats.at(size_t(n->a));
   if (!parse_printf_format(format, pieces, err)) unsupported(n, "bad sprintf format: " + err);
   std::string why;
-  std::string kfmt = kernel_format(pieces, why);
+  std::vector<int> cuts;
+  std::string kfmt = kernel_format(pieces, why, cuts);
   if (kfmt.empty() && !why.empty())
     unsupported(n, "this sprintf format needs user context (" + why + ")");
   if (n->kids.size() > 12) unsupported(n, "sprintf with more than 12 values needs user context");
   std::vector<Value*> values;
-  for (const ir::Node* k : n->kids) values.push_back(expr(k));
+  for (size_t i = 0; i < n->kids.size(); ++i) {
+    Value* v = expr(n->kids[i]);
+    if (i < cuts.size() && cuts[i] >= 0) {
+      Value* cut = string_temp();
+      copy_string(cut, v, std::min<int64_t>(cuts[i] + 1, ms_.maxlen));
+      v = cut;
+    }
+    values.push_back(v);
+  }
   Value* out = string_temp();
   Value* data = ConstantPointerNull::get(PointerType::get(m_.module().getContext(), 0));
   if (!values.empty()) {

@@ -447,7 +447,7 @@ TEST_CASE("codegen: what kernel context cannot run is an error, not an object", 
   };
   {
     Builder t;
-    t.probe(t.node(Op::sprintf, Type::string, {t.str("x")}, t.m.add_format("%.1s")));
+    t.probe(t.node(Op::sprintf, Type::string, {t.num(1)}, t.m.add_format("%.3d")));
     fails(t, "needs user context");
   }
   {
@@ -494,6 +494,8 @@ TEST_CASE("codegen: sprintf through bpf_snprintf prints as the runtime's formatt
       {"[%5d][%-5d][%05d][%+d][% d][%+u]", {PrintfValue::of(42), PrintfValue::of(-42), PrintfValue::of(-42),
                                             PrintfValue::of(3), PrintfValue::of(3), PrintfValue::of(3)}},
       {"[%8s][%-8s][%s]", {PrintfValue::of("ab"), PrintfValue::of("cd"), PrintfValue::of("")}},
+      {"[%.2s][%-6.3s][%.0s][%.9s]", {PrintfValue::of("abcdef"), PrintfValue::of("abcdef"),
+                                      PrintfValue::of("gone"), PrintfValue::of("short")}},
       {"%c%c%3c|100%%", {PrintfValue::of('o'), PrintfValue::of('k'), PrintfValue::of('!')}},
       {"%ld %lu %lx", {PrintfValue::of(INT64_MIN), PrintfValue::of(INT64_MIN), PrintfValue::of(INT64_MIN)}},
       {"%200d", {PrintfValue::of(1)}},  // cut at MAXSTRINGLEN - 1
