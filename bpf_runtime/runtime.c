@@ -216,3 +216,23 @@ STP_INLINE void stp_stat_clear(void *map, const void *key, long nb, long max_cpu
 			*(volatile __s64 *)&s->buckets[i] = 0;
 	}
 }
+
+/* substr(s, start, length) into dst (n bytes): "" when start is outside
+ * the string or length <= 0, as the interpreter does. */
+STP_INLINE void stp_substr(char *dst, const char *s, long start, long len, char *tmp, long n)
+{
+	long l = stp_strlen(s, tmp, n);
+	dst[0] = 0;
+	if (start < 0 || start >= l || len <= 0 || start > n - 1)
+		return;
+	long size = len < n - 1 ? len + 1 : n;
+	bpf_probe_read_kernel_str(dst, size, s + start);
+}
+
+/* s[pos] as a signed char; the caller checked pos against strlen(s). */
+STP_INLINE long stp_char_at(const char *s, long pos, long n)
+{
+	if (pos < 0 || pos > n - 1)
+		return 0;
+	return (signed char)s[pos];
+}

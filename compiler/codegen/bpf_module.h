@@ -34,6 +34,7 @@ enum Helper : int {
   kGetCurrentUidGid = 15,
   kGetCurrentComm = 16,
   kProbeReadUser = 112,
+  kJiffies64 = 118,
   kProbeReadKernel = 113,
   kProbeReadUserStr = 114,
   kProbeReadKernelStr = 115,

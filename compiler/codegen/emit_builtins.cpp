@@ -46,6 +46,23 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   }
   if (name == "strlen")
     return runtime_call("stp_strlen", m_.i64, {arg(0), string_temp(), i64c(ms_.maxlen)});
+  if (Value* v = text_builtin(n)) return v;
+  if (name == "pn") return rodata_ptr(ms_.literal(probe_.pp));
+  if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
+  if (name == "jiffies") return helper(kJiffies64, m_.i64, {});
+  auto mono = [&](int64_t div) {
+    Value* ns = helper(kKtimeGetNs, m_.i64, {});  // CLOCK_MONOTONIC, as the interpreter
+    return div == 1 ? ns : b_.CreateUDiv(ns, i64c(div));
+  };
+  static const struct { const char* suffix; int64_t div; } kClocks[] = {
+      {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+  for (const auto& c : kClocks) {
+    if (name == std::string("local_clock_") + c.suffix) return mono(c.div);
+    if (name == std::string("cpu_clock_") + c.suffix) {
+      arg(0);  // the CPU: every CPU shares the monotonic clock
+      return mono(c.div);
+    }
+  }
   if (name == "MAJOR") return b_.CreateAShr(arg(0), 20);
   if (name == "MINOR") return b_.CreateAnd(arg(0), i64c((1 << 20) - 1));
   if (name == "MKDEV") {
@@ -61,7 +78,62 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     raise(n->loc, arg(0));
     return nullptr;
   }
+  if (name == "assert") {
+    Value* ok = arg(0);
+    Value* msg = n->kids.size() > 1 ? arg(1) : rodata_ptr(ms_.literal("Assertion failed"));
+    BasicBlock* fail = block("assert_failed");
+    BasicBlock* pass = block("assert_ok");
+    b_.CreateCondBr(b_.CreateICmpEQ(ok, i64c(0)), fail, pass);
+    b_.SetInsertPoint(fail);
+    raise(n->loc, msg);
+    b_.SetInsertPoint(pass);
+    return nullptr;
+  }
   unsupported(n, name + "() is not available in kernel context");
+}
+
+// String functions and randint; null for any
+// other name.  Semantics as loader/interp_builtins.cpp.
+Value* ProgramEmitter::text_builtin(const ir::Node* n) {
+  const std::string& name = n->s;
+  auto arg = [&](size_t i) { return expr(n->kids.at(i)); };
+  auto check = [&](Value* bad, const std::string& msg) {
+    BasicBlock* err = block("builtin_error");
+    BasicBlock* ok = block("builtin_ok");
+    b_.CreateCondBr(bad, err, ok);
+    b_.SetInsertPoint(err);
+    raise_literal(n->loc, msg);
+    b_.SetInsertPoint(ok);
+  };
+  if (name == "substr") {
+    Value* s = arg(0);
+    Value* start = arg(1);
+    Value* len = arg(2);
+    Value* dst = string_temp();
+    runtime_call("stp_substr", Type::getVoidTy(m_.module().getContext()),
+                 {dst, s, start, len, string_temp(), i64c(ms_.maxlen)});
+    return dst;
+  }
+  if (name == "stringat") {
+    Value* s = arg(0);
+    Value* pos = arg(1);
+    Value* len = runtime_call("stp_strlen", m_.i64, {s, string_temp(), i64c(ms_.maxlen)});
+    check(b_.CreateOr(b_.CreateICmpSLT(pos, i64c(0)), b_.CreateICmpSGE(pos, len)), "Position out of bounds");
+    return runtime_call("stp_char_at", m_.i64, {s, pos, i64c(ms_.maxlen)});
+  }
+  if (name == "isdigit") {
+    Value* c = b_.CreateLoad(m_.i8, arg(0));
+    Value* digit = b_.CreateAnd(b_.CreateICmpUGE(c, b_.getInt8('0')), b_.CreateICmpULE(c, b_.getInt8('9')));
+    return b_.CreateZExt(digit, m_.i64);
+  }
+  if (name == "randint") {
+    Value* range = arg(0);
+    check(b_.CreateICmpUGT(range, i64c(1024 * 1024)), "range too wide");
+    Value* r = b_.CreateZExt(helper(kGetPrandomU32, m_.i32, {}), m_.i64);
+    Value* safe = b_.CreateSelect(b_.CreateICmpEQ(range, i64c(0)), i64c(1), range);
+    return b_.CreateSelect(b_.CreateICmpEQ(range, i64c(0)), i64c(0), b_.CreateURem(r, safe));
+  }
+  return nullptr;
 }
 
 // user_string*, kernel_string*, kernel_<type>, user_<type>; null for any

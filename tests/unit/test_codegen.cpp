@@ -643,3 +643,45 @@ TEST_CASE("codegen: array slices in kernel context, in and delete on statistic a
   CHECK(l.get_long(r5) == 1);
   CHECK(l.get_long(r6) == 1);
 }
+
+TEST_CASE("codegen: string and odd builtins behave as the interpreter's", "[codegen]") {
+  Builder t;
+  size_t sub = t.global("sub", Type::string), edge = t.global("edge", Type::string);
+  size_t at = t.global("at", Type::long_), oob = t.global("oob", Type::string);
+  size_t dig = t.global("dig", Type::long_), asrt = t.global("asrt", Type::string);
+  size_t rnd = t.global("rnd", Type::long_), wide = t.global("wide", Type::string);
+  size_t clk = t.global("clk", Type::long_), jif = t.global("jif", Type::long_);
+  Node* msg = t.node(Op::local, Type::string, {}, 0);
+  auto b = [&](const char* name, Type ty, std::vector<Node*> args) { return t.call_builtin(name, ty, std::move(args)); };
+  auto caught = [&](Node* e, size_t g) { return t.node(Op::try_, Type::none, {t.expr(e), t.set_global(g, msg)}, 0); };
+  t.probe(t.block({
+      t.set_global(sub, b("substr", Type::string, {t.str("hello world"), t.num(6), t.num(3)})),
+      t.set_global(edge, t.bin(Op::concat, b("substr", Type::string, {t.str("abc"), t.num(3), t.num(1)}),
+                               b("substr", Type::string, {t.str("abc"), t.num(1), t.num(99)}), Type::string)),
+      t.set_global(at, b("stringat", Type::long_, {t.str("xyz"), t.num(2)})),
+      caught(b("stringat", Type::long_, {t.str("xyz"), t.num(3)}), oob),
+      t.set_global(dig, t.bin(Op::add, b("isdigit", Type::long_, {t.str("7a")}),
+                              t.bin(Op::mul, t.num(10), b("isdigit", Type::long_, {t.str("a7")})))),
+      caught(b("assert", Type::none, {t.num(0)}), asrt),
+      t.set_global(rnd, b("randint", Type::long_, {t.num(10)})),
+      caught(b("randint", Type::long_, {t.num(2 * 1024 * 1024)}), wide),
+      t.set_global(clk, b("local_clock_ns", Type::long_, {})),
+      t.set_global(jif, b("jiffies", Type::long_, {})),
+  }), {Type::string});
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_string(sub) == "wor");
+  CHECK(l.get_string(edge) == "bc");
+  CHECK(l.get_long(at) == 'z');
+  CHECK(l.get_string(oob) == "Position out of bounds");
+  CHECK(l.get_long(dig) == 1);
+  CHECK(l.get_string(asrt) == "Assertion failed");
+  CHECK(l.get_long(rnd) >= 0);
+  CHECK(l.get_long(rnd) < 10);
+  CHECK(l.get_string(wide) == "range too wide");
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  CHECK(l.get_long(clk) > 0);
+  CHECK(l.get_long(clk) <= ts.tv_sec * 1000000000LL + ts.tv_nsec);
+  CHECK(l.get_long(jif) != 0);
+}
