@@ -18,10 +18,6 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   auto pid_tgid = [&] { return helper(kGetCurrentPidTgid, m_.i64, {}); };
   auto uid_gid = [&] { return helper(kGetCurrentUidGid, m_.i64, {}); };
   auto low32 = [&](Value* v) { return b_.CreateAnd(v, i64c(0xffffffff)); };
-  auto now_ns = [&] {
-    Value* off = b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, realtime_offset_ns)));
-    return b_.CreateAdd(helper(kKtimeGetNs, m_.i64, {}), off);
-  };
   if (name == "pid") return b_.CreateLShr(pid_tgid(), 32);
   if (name == "tid") return low32(pid_tgid());
   if (name == "ppid") return runtime_call("stp_ppid", m_.i64, {});
@@ -32,11 +28,8 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   if (name == "cpu") return b_.CreateZExt(helper(kGetSmpProcessorId, m_.i32, {}), m_.i64);
   if (name == "target")
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, target_pid)));
-  if (name == "pp") return rodata_ptr(ms_.literal(probe_.pp));
-  if (name == "gettimeofday_ns") return now_ns();
-  if (name == "gettimeofday_us") return b_.CreateUDiv(now_ns(), i64c(1000));
-  if (name == "gettimeofday_ms") return b_.CreateUDiv(now_ns(), i64c(1000000));
-  if (name == "gettimeofday_s") return b_.CreateUDiv(now_ns(), i64c(1000000000));
+  if (name == "pp" || name == "pn") return rodata_ptr(ms_.literal(probe_.pp));
+  if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
   if (name == "execname" || name == "pexecname") {
     if (ms_.maxlen < 16) unsupported(n, name + "() needs MAXSTRINGLEN of at least 16");
     Value* tmp = string_temp();
@@ -44,30 +37,14 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     else runtime_call("stp_pexecname", Type::getVoidTy(m_.module().getContext()), {tmp, i64c(ms_.maxlen)});
     return tmp;
   }
-  if (name == "strlen")
-    return runtime_call("stp_strlen", m_.i64, {arg(0), string_temp(), i64c(ms_.maxlen)});
+  if (Value* v = clock_builtin(n)) return v;
   if (Value* v = text_builtin(n)) return v;
-  if (name == "pn") return rodata_ptr(ms_.literal(probe_.pp));
-  if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
-  if (name == "jiffies") return helper(kJiffies64, m_.i64, {});
-  auto mono = [&](int64_t div) {
-    Value* ns = helper(kKtimeGetNs, m_.i64, {});  // CLOCK_MONOTONIC, as the interpreter
-    return div == 1 ? ns : b_.CreateUDiv(ns, i64c(div));
-  };
-  static const struct { const char* suffix; int64_t div; } kClocks[] = {
-      {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
-  for (const auto& c : kClocks) {
-    if (name == std::string("local_clock_") + c.suffix) return mono(c.div);
-    if (name == std::string("cpu_clock_") + c.suffix) {
-      arg(0);  // the CPU: every CPU shares the monotonic clock
-      return mono(c.div);
-    }
-  }
-  if (name == "MAJOR") return b_.CreateAShr(arg(0), 20);
-  if (name == "MINOR") return b_.CreateAnd(arg(0), i64c((1 << 20) - 1));
+  // As the interpreter: MAJOR shifts unsigned, MKDEV masks the minor.
+  if (name == "MAJOR") return b_.CreateLShr(arg(0), 20);
+  if (name == "MINOR") return b_.CreateAnd(arg(0), i64c(0xfffff));
   if (name == "MKDEV") {
     Value* major = arg(0);
-    return b_.CreateOr(b_.CreateShl(major, 20), arg(1));
+    return b_.CreateOr(b_.CreateShl(major, 20), b_.CreateAnd(arg(1), i64c(0xfffff)));
   }
   if (Value* v = memory_builtin(n)) return v;
   if (name == "exit") {
@@ -92,6 +69,36 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   unsupported(n, name + "() is not available in kernel context");
 }
 
+// gettimeofday_* (realtime: the monotonic clock plus the offset the
+// runtime stores at start), local_clock_*, cpu_clock_*, jiffies.
+Value* ProgramEmitter::clock_builtin(const ir::Node* n) {
+  const std::string& name = n->s;
+  auto arg = [&](size_t i) { return expr(n->kids.at(i)); };
+  auto now_ns = [&] {
+    Value* off = b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, realtime_offset_ns)));
+    return b_.CreateAdd(helper(kKtimeGetNs, m_.i64, {}), off);
+  };
+  if (name == "gettimeofday_ns") return now_ns();
+  if (name == "gettimeofday_us") return b_.CreateUDiv(now_ns(), i64c(1000));
+  if (name == "gettimeofday_ms") return b_.CreateUDiv(now_ns(), i64c(1000000));
+  if (name == "gettimeofday_s") return b_.CreateUDiv(now_ns(), i64c(1000000000));
+  if (name == "jiffies") return helper(kJiffies64, m_.i64, {});
+  auto mono = [&](int64_t div) {
+    Value* ns = helper(kKtimeGetNs, m_.i64, {});  // CLOCK_MONOTONIC, as the interpreter
+    return div == 1 ? ns : b_.CreateUDiv(ns, i64c(div));
+  };
+  static const struct { const char* suffix; int64_t div; } kClocks[] = {
+      {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+  for (const auto& c : kClocks) {
+    if (name == std::string("local_clock_") + c.suffix) return mono(c.div);
+    if (name == std::string("cpu_clock_") + c.suffix) {
+      arg(0);  // the CPU: every CPU shares the monotonic clock
+      return mono(c.div);
+    }
+  }
+  return nullptr;
+}
+
 // String functions and randint; null for any
 // other name.  Semantics as loader/interp_builtins.cpp.
 Value* ProgramEmitter::text_builtin(const ir::Node* n) {
@@ -105,6 +112,8 @@ Value* ProgramEmitter::text_builtin(const ir::Node* n) {
     raise_literal(n->loc, msg);
     b_.SetInsertPoint(ok);
   };
+  if (name == "strlen")
+    return runtime_call("stp_strlen", m_.i64, {arg(0), string_temp(), i64c(ms_.maxlen)});
   if (name == "substr") {
     Value* s = arg(0);
     Value* start = arg(1);

@@ -114,6 +114,7 @@ class ProgramEmitter {
   llvm::Value* builtin(const ir::Node* n);
   llvm::Value* memory_builtin(const ir::Node* n);
   llvm::Value* text_builtin(const ir::Node* n);
+  llvm::Value* clock_builtin(const ir::Node* n);
   llvm::Value* read_string(const ir::Node* n, bool user, llvm::Value* addr, llvm::Value* limit,
                            llvm::Value* err_msg);
   llvm::Value* read_number(const ir::Node* n, bool user, llvm::Value* addr, unsigned size,
