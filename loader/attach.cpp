@@ -9,6 +9,11 @@
 
 namespace stap {
 
+namespace {
+constexpr size_t kMaxDetachThreads = 16;
+constexpr size_t kLinksPerThread = 8;
+}  // namespace
+
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
                   std::string& error) {
   bpf_program* prog = bpf_object__find_program_by_name(obj, p.program_name.c_str());
@@ -30,13 +35,15 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
 }
 
 void destroy_links(std::vector<bpf_link*>& links) {
-  // Detaching a perf-event tracepoint waits for an RCU grace period
-  // (tens of ms each); many links are detached from a few threads at once.
-  constexpr size_t kPerThread = 8;
-  if (links.size() <= kPerThread) {
+  // Detaching a perf-event tracepoint waits for RCU grace periods (tens of
+  // ms each, more on a busy machine).  Waits from several threads share
+  // grace periods, so many links are detached from many threads at once:
+  // 360 syscall tracepoints took 29 s one by one on a loaded 2-CPU host,
+  // 11-14 s from 16 threads (more threads did not help).
+  size_t threads = std::min<size_t>(kMaxDetachThreads, links.size() / kLinksPerThread);
+  if (threads <= 1) {
     for (bpf_link* l : links) bpf_link__destroy(l);
   } else {
-    size_t threads = std::min<size_t>(16, (links.size() + kPerThread - 1) / kPerThread);
     std::vector<std::thread> workers;
     for (size_t t = 0; t < threads; ++t)
       workers.emplace_back([&links, t, threads] {
