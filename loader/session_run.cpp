@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "attach.h"
@@ -99,6 +100,8 @@ class Session {
   int64_t user_errors_ = 0;
   int64_t kernel_error_records_ = 0;
   bool closed_to_kernel_ = false;  // later kernel records are dropped
+  std::set<std::string> warned_;
+  bool warned_full_ = false;
   int64_t kernel_errors_at_close_ = 0;
 };
 
@@ -392,8 +395,20 @@ void Session::report_error(const std::string& message) {
   if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
 
+// As staprun: -w silences warnings; without -v each distinct warning is
+// said once (up to a bound on what is remembered).
 void Session::warn(const std::string& message) {
   if (options_.suppress_warnings) return;
+  if (options_.verbose == 0) {
+    constexpr size_t kMaxRemembered = 1024;
+    if (warned_.count(message)) return;
+    if (warned_.size() == kMaxRemembered) {
+      if (!warned_full_) std::fprintf(stderr, "WARNING deduplication table full\n");
+      warned_full_ = true;
+    } else {
+      warned_.insert(message);
+    }
+  }
   std::fflush(out_);
   std::fprintf(stderr, "WARNING: %s\n", message.c_str());
 }

@@ -404,6 +404,11 @@ TEST_CASE("session: runtime errors, MAXERRORS and error probes", "[session][live
   CHECK(r.err.find("ERROR: e2") != std::string::npos);
   CHECK(r.err.find("WARNING: Number of errors: 2, skipped probes: 0\n") != std::string::npos);
 
+  // A warning is said once, as staprun dedups them (unless -v).
+  r = stap.run({"-e", "probe begin { warn(\"w1\"); warn(\"w1\"); warn(\"w2\"); exit() }"});
+  CHECK(r.rc == 0);
+  CHECK(r.err == "WARNING: w1\nWARNING: w2\n");
+
   // -w hides the warning, not the errors.
   r = stap.run({"-w", "-DMAXERRORS=5", "-e", script});
   CHECK(r.err.find("WARNING") == std::string::npos);
