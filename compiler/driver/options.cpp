@@ -82,6 +82,13 @@ ParseOutcome usage_error(const std::string& message) {
   return ParseOutcome::exit_error;
 }
 
+// stap's usage(1) after a message of its own (no "stap: " prefix).
+ParseOutcome usage_error_plain(const std::string& message) {
+  std::cerr << message << "\n";
+  print_usage(std::cerr);
+  return ParseOutcome::exit_error;
+}
+
 ParseOutcome fail(const std::string& message) {
   std::cerr << message << "\n";
   return ParseOutcome::exit_error;
@@ -306,6 +313,8 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
     }
   }
   o_.args.assign(rest.begin() + static_cast<long>(next), rest.end());
+  if (!o_.target_command.empty() && o_.target_pid != 0)
+    return usage_error_plain("You can't specify -c and -x together.");
   return ParseOutcome::run;
 }
 

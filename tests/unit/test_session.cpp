@@ -499,3 +499,16 @@ TEST_CASE("-m NAME: checked and trimmed as stap checks module names", "[session]
   r = parse(std::string(60, 'a'), err);
   CHECK(r.options.module_name == std::string(54, 'a'));
 }
+
+TEST_CASE("-c and -x together are refused, as stap refuses them", "[session]") {
+  setenv("SYSTEMTAP_DIR", "/nonexistent-stap-dir", 1);
+  std::vector<std::string> words = {"stap", "-c", "true", "-x", "1", "-e", "probe begin {}"};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  std::ostringstream captured;
+  auto* old = std::cerr.rdbuf(captured.rdbuf());
+  stap::ParsedCommandLine r = stap::parse_command_line(static_cast<int>(argv.size()), argv.data());
+  std::cerr.rdbuf(old);
+  CHECK(r.outcome == stap::ParseOutcome::exit_error);
+  CHECK(captured.str().rfind("You can't specify -c and -x together.\nUsage: stap", 0) == 0);
+}
