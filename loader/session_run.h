@@ -27,6 +27,7 @@ struct RunOptions {
   int64_t buffer_mb = 0;          // -s NUM (0: default)
   std::string module_name;        // module_name(): -m NAME, stap_<hash>, or the
                                   // object file's name; empty: "stap"
+  bool suppress_handler_errors = false;  // --suppress-handler-errors
 };
 
 // Returns the process exit code (0 on a normal end, 1 on failure); prints
