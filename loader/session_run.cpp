@@ -102,6 +102,7 @@ class Session {
   bool closed_to_kernel_ = false;  // later kernel records are dropped
   std::set<std::string> warned_;
   bool warned_full_ = false;
+  int64_t errors_said_ = 0;  // ERROR lines printed: the exit status is 1 then
   int64_t kernel_errors_at_close_ = 0;
 };
 
@@ -345,7 +346,8 @@ void Session::drain() {
 void Session::check_kernel_counters() {
   stap_globals_header& h = store_->header();
   if (__atomic_load_n(&h.exit_requested, __ATOMIC_RELAXED)) request_stop(Stop::exit);
-  if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
+  if (!options_.suppress_handler_errors && total_errors() > module_.limits.maxerrors)
+    request_stop(Stop::errors);
 }
 
 // Records come in the order the kernel reserved them.  Those after an
@@ -389,9 +391,13 @@ void Session::request_stop(Stop why) {
 
 // One runtime error: said at once (after the output so far), counted, and
 // past MAXERRORS the session ends with error probes instead of end probes.
+// With --suppress-handler-errors an error is only counted: no message, no
+// MAXERRORS, and the count in the closing warning.
 void Session::report_error(const std::string& message) {
+  if (options_.suppress_handler_errors) return;
   std::fflush(out_);
   std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+  ++errors_said_;
   if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
 
@@ -449,7 +455,8 @@ int Session::finish() {
          " transport failures. Try stap -s to increase the buffer size from " +
          std::to_string(mb) + ".");
   }
-  return errors > 0 ? 1 : 0;
+  // staprun's rule: any ERROR line makes the run fail.
+  return errors_said_ > 0 ? 1 : 0;
 }
 
 }  // namespace

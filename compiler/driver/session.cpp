@@ -169,6 +169,7 @@ RunOptions run_options(const Options& o, const std::string& module_name) {
   r.timeout_s = o.time_limit_s;
   r.suppress_warnings = o.suppress_warnings;
   r.buffer_mb = o.buffer_mb;
+  r.suppress_handler_errors = o.suppress_handler_errors;
   return r;
 }
 

@@ -409,6 +409,12 @@ TEST_CASE("session: runtime errors, MAXERRORS and error probes", "[session][live
   CHECK(r.rc == 0);
   CHECK(r.err == "WARNING: w1\nWARNING: w2\n");
 
+  // --suppress-handler-errors: counted only; the session goes on to exit().
+  r = stap.run({"--suppress-handler-errors", "-e", script});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "end\n");
+  CHECK(r.err == "WARNING: Number of errors: 2, skipped probes: 0\n");
+
   // -w hides the warning, not the errors.
   r = stap.run({"-w", "-DMAXERRORS=5", "-e", script});
   CHECK(r.err.find("WARNING") == std::string::npos);
