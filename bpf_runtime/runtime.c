@@ -105,15 +105,99 @@ STP_INLINE void stp_stat_add(struct stap_stat *s, long v, long kind, long lo, lo
 		s->buckets[idx] += 1;
 }
 
+/* @variance as the interpreter computes it, with __int128:
+ * (n * sum_squares - sum^2) / (n * (n - 1)) truncated, 0 below two values.
+ * BPF has no 128-bit multiply or divide, so both are done by hand on
+ * (hi, lo) pairs: magnitudes and a sign, then long division. */
+struct stp_u128 {
+	unsigned long hi, lo;
+};
+
+STP_INLINE struct stp_u128 stp_mul64(unsigned long a, unsigned long b)
+{
+	unsigned long a0 = a & 0xffffffff, a1 = a >> 32, b0 = b & 0xffffffff, b1 = b >> 32;
+	unsigned long p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	unsigned long mid = (p00 >> 32) + (p01 & 0xffffffff) + (p10 & 0xffffffff);
+	struct stp_u128 r;
+	r.lo = (mid << 32) | (p00 & 0xffffffff);
+	r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+	return r;
+}
+
+STP_INLINE struct stp_u128 stp_neg128(struct stp_u128 x)
+{
+	struct stp_u128 r;
+	r.lo = ~x.lo + 1;
+	r.hi = ~x.hi + (r.lo == 0);
+	return r;
+}
+
+/* One step of 128-bit long division, for bit 127 - index.  Branch-free
+ * (borrows by Hacker's Delight's formula, masks instead of ifs): a branch
+ * on the data makes the verifier track each value precisely and walk the
+ * callback ~130,000 times; without one, its states converge at once. */
+struct stp_divide {
+	struct stp_u128 num, den, q, r;
+};
+
+static long stp_divide_step(__u32 index, void *ctx)
+{
+	struct stp_divide *d = ctx;
+	unsigned long i = 127 - (index & 127);
+	unsigned long high = (i >> 6) & 1; /* bit i is in num.hi */
+	unsigned long bit = (((d->num.hi >> ((i - 64) & 63)) & high) |
+			     ((d->num.lo >> (i & 63)) & (high ^ 1))) & 1;
+	unsigned long rh = (d->r.hi << 1) | (d->r.lo >> 63);
+	unsigned long rl = (d->r.lo << 1) | bit;
+	unsigned long lo = rl - d->den.lo;
+	unsigned long borrow_lo = ((~rl & d->den.lo) | (~(rl ^ d->den.lo) & lo)) >> 63;
+	unsigned long hi = rh - d->den.hi - borrow_lo;
+	unsigned long borrow_hi = ((~rh & d->den.hi) | (~(rh ^ d->den.hi) & hi)) >> 63;
+	unsigned long ge = borrow_hi ^ 1; /* r >= den */
+	/* Opaque to LLVM, which would otherwise turn the masks back into
+	 * selects, that is branches. */
+	__asm__ volatile("" : "+r"(ge));
+	unsigned long mask = -ge;
+	d->r.lo = rl ^ ((rl ^ lo) & mask);
+	d->r.hi = rh ^ ((rh ^ hi) & mask);
+	d->q.hi |= (ge & high) << ((i - 64) & 63);
+	d->q.lo |= (ge & (high ^ 1)) << (i & 63);
+	return 0;
+}
+
+STP_INLINE long stp_variance(long n, long sum, long sum_squares)
+{
+	if (n < 2)
+		return 0;
+	unsigned long mag = sum_squares < 0 ? -(unsigned long)sum_squares : (unsigned long)sum_squares;
+	struct stp_u128 a = stp_mul64((unsigned long)n, mag);
+	if (sum_squares < 0)
+		a = stp_neg128(a);
+	unsigned long smag = sum < 0 ? -(unsigned long)sum : (unsigned long)sum;
+	struct stp_u128 b = stp_mul64(smag, smag);
+	struct stp_u128 num; /* a - b, two's complement */
+	num.lo = a.lo - b.lo;
+	num.hi = a.hi - b.hi - (a.lo < b.lo);
+	int negative = (long)num.hi < 0;
+	if (negative)
+		num = stp_neg128(num);
+	struct stp_divide d = {num, stp_mul64((unsigned long)n, (unsigned long)(n - 1)), {0, 0}, {0, 0}};
+	/* bpf_loop: an open-coded loop of 128 data-dependent branches made
+	 * the verifier walk a million instructions. */
+	bpf_loop(128, stp_divide_step, &d, 0);
+	struct stp_u128 q = d.q;
+	return negative ? -(long)q.lo : (long)q.lo;
+}
+
 /* One aggregate of a per-CPU statistic merged over CPUs 0 .. max_cpus-1
  * (stopping at the first CPU the map has no slot for).  op: 0 count, 1 sum,
- * 2 min, 3 max, 4 avg (returns the sum; the caller divides), 6 bucket
+ * 2 min, 3 max, 4 avg (returns the sum; the caller divides), 5 variance, 6 bucket
  * `bucket`.  *count_out gets the merged count, so the caller can raise
  * "empty aggregate". */
 STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket, long nb,
 			       long max_cpus, long *count_out)
 {
-	long count = 0, sum = 0, min = 0, max = 0, hits = 0;
+	long count = 0, sum = 0, min = 0, max = 0, hits = 0, squares = 0;
 	for (long cpu = 0; cpu < max_cpus; cpu++) {
 		struct stap_stat *s = bpf_map_lookup_percpu_elem(map, key, cpu);
 		if (!s)
@@ -126,6 +210,7 @@ STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket,
 			max = s->max;
 		count += s->count;
 		sum = (long)((unsigned long)sum + (unsigned long)s->sum);
+		squares = (long)((unsigned long)squares + (unsigned long)s->sum_squares);
 		if (op == 6 && bucket >= 0 && bucket < nb)
 			hits += s->buckets[bucket];
 	}
@@ -135,6 +220,7 @@ STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket,
 	case 1: case 4: return sum;
 	case 2: return min;
 	case 3: return max;
+	case 5: return stp_variance(count, sum, squares);
 	case 6: return hits;
 	}
 	return 0;

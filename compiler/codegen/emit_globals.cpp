@@ -303,9 +303,8 @@ Value* ProgramEmitter::stat_get(const ir::Node* n) {
   if (n->op == ir::Op::hist_bucket) {
     bucket = expr(n->kids.at(g.keys.size()));
   } else {
-    auto sop = ir::StatOp(n->b);
-    if (sop == ir::StatOp::variance) unsupported(n, "@variance needs user context");
-    op = int64_t(sop);
+    // @variance's shift (c) is ignored, as by the interpreter.
+    op = int64_t(ir::StatOp(n->b));
   }
   AllocaInst* count = m_.entry_alloca(m_.i64, "stat_count");
   Value* cpus = b_.CreateZExt(b_.CreateLoad(m_.i32, ms_.nr_cpus, /*isVolatile=*/true), m_.i64);

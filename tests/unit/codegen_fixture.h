@@ -96,6 +96,12 @@ class Loaded {
     INFO(r.error);
     REQUIRE(r.ok);
     object_bytes_ = std::move(r.object);
+    // STAP_TEST_DUMP_OBJECT=FILE keeps the last object for llvm-objdump.
+    if (const char* dump = std::getenv("STAP_TEST_DUMP_OBJECT"))
+      if (std::FILE* f = std::fopen(dump, "wb")) {
+        std::fwrite(object_bytes_.data(), 1, object_bytes_.size(), f);
+        std::fclose(f);
+      }
     obj_ = bpf_object__open_mem(object_bytes_.data(), object_bytes_.size(), nullptr);
     REQUIRE(obj_);
     // STAP_TEST_VERIFIER_STATS=1 prints the verifier's statistics per program.
@@ -106,11 +112,11 @@ class Loaded {
       if (!stats) break;
       logs.emplace_back(1 << 20);
       bpf_program__set_log_buf(prog, logs.back().data(), logs.back().size());
-      bpf_program__set_log_level(prog, 4);
+      bpf_program__set_log_level(prog, std::atoi(std::getenv("STAP_TEST_VERIFIER_STATS")) == 1 ? 4 : 1);
     }
     int err = bpf_object__load(obj_);
-    REQUIRE(err == 0);
     for (auto& log : logs) std::fprintf(stderr, "verifier: %s", log.data());
+    REQUIRE(err == 0);
     bpf_object__for_each_program(prog, obj_) {
       bpf_link* link = bpf_program__attach(prog);
       REQUIRE(link);

@@ -147,6 +147,9 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
   size_t avg = t.global("avg", Type::long_), b4 = t.global("b4", Type::long_);
   size_t bysum = t.global("bysum", Type::long_), caught = t.global("caught", Type::string);
   size_t range = t.global("range", Type::string);
+  size_t var = t.global("var", Type::long_), bigvar = t.global("bigvar", Type::long_);
+  size_t big = t.global("big", Type::stats);
+  const int64_t huge[] = {INT64_MAX / 3, -(INT64_MAX / 5), 123456789012345, INT64_MAX / 7};
   auto get = [&](size_t g, ir::StatOp op, std::vector<Node*> keys = {}) {
     return t.node(Op::stat_get, Type::long_, std::move(keys), int64_t(g), int64_t(op));
   };
@@ -165,6 +168,12 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
       t.set_global(b4, t.node(Op::hist_bucket, Type::long_, {t.num(67)}, int64_t(st))),
       t.set_global(bysum, get(by, ir::StatOp::sum, {t.str("k")})),
       t.node(Op::try_, Type::none, {t.expr(bad), t.set_global(caught, t.node(Op::local, Type::string, {}, 0))}, 0),
+      t.set_global(var, get(st, ir::StatOp::variance)),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(huge[0])}, int64_t(big))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(huge[1])}, int64_t(big))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(huge[2])}, int64_t(big))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.num(huge[3])}, int64_t(big))),
+      t.set_global(bigvar, get(big, ir::StatOp::variance)),
       t.node(Op::try_, Type::none, {t.expr(t.node(Op::hist_bucket, Type::long_, {t.num(128)}, int64_t(st))),
                                     t.set_global(range, t.node(Op::local, Type::string, {}, 0))}, 0),
   }), {Type::string});
@@ -179,6 +188,15 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
   CHECK(l.get_long(bysum) == 4);
   CHECK(l.get_string(caught) == "empty aggregate");
   CHECK(l.get_string(range) == "histogram index out of range");
+  CHECK(l.get_long(var) == (3 * 134 - 144) / 6);
+  // The interpreter's formula (loader/interpreter.cpp), wrapping sums included.
+  int64_t total = 0, squares = 0;
+  for (int64_t v : huge) {
+    total = int64_t(uint64_t(total) + uint64_t(v));
+    squares = int64_t(uint64_t(squares) + uint64_t(v) * uint64_t(v));
+  }
+  __int128 n = 4;
+  CHECK(l.get_long(bigvar) == int64_t((n * squares - __int128(total) * total) / (n * (n - 1))));
 }
 
 TEST_CASE("codegen: printf records carry longs and NUL-terminated strings", "[codegen]") {
