@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -224,6 +225,72 @@ bool write_file_atomically(const std::string& path, std::string_view data, std::
   error = "cannot write " + path + ": " + std::strerror(errno);
   unlink(tmp.c_str());
   return false;
+}
+
+namespace {
+
+// A number from a one-line settings file, written with `fallback` when absent.
+uint64_t cache_setting(const std::filesystem::path& file, uint64_t fallback) {
+  std::ifstream in(file);
+  uint64_t v = 0;
+  if (in >> v) return v;
+  std::ofstream(file) << fallback << "\n";
+  return fallback;
+}
+
+struct CachedObject {
+  std::filesystem::path path;
+  uint64_t size = 0;
+  int64_t used_ns = 0;  // last access
+};
+
+std::vector<CachedObject> cached_objects(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  std::vector<CachedObject> objects;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".bo") continue;
+    struct stat st{};
+    if (stat(it->path().c_str(), &st) != 0) continue;
+    int64_t used = std::max<int64_t>(st.st_atim.tv_sec * 1000000000LL + st.st_atim.tv_nsec,
+                                     st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    objects.push_back({it->path(), static_cast<uint64_t>(st.st_size), used});
+  }
+  return objects;
+}
+
+}  // namespace
+
+size_t clean_cache(const std::string& root) {
+  namespace fs = std::filesystem;
+  const fs::path dir(root);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return 0;
+  uint64_t limit_mb = cache_setting(dir / "cache_mb_limit", 256);
+  uint64_t interval_s = cache_setting(dir / "cache_clean_interval_s", 300);
+  // The mtime of .last_clean says when the cache was last cleaned.
+  fs::path stamp = dir / ".last_clean";
+  struct stat st{};
+  if (stat(stamp.c_str(), &st) == 0 &&
+      st.st_mtime + static_cast<time_t>(interval_s) > time(nullptr))
+    return 0;
+  std::ofstream(stamp).close();
+  utimensat(AT_FDCWD, stamp.c_str(), nullptr, 0);
+
+  std::vector<CachedObject> objects = cached_objects(dir);
+  uint64_t total = 0;
+  for (const CachedObject& o : objects) total += o.size;
+  std::sort(objects.begin(), objects.end(),
+            [](const CachedObject& a, const CachedObject& b) { return a.used_ns < b.used_ns; });
+  size_t removed = 0;
+  for (const CachedObject& o : objects) {
+    if (total <= limit_mb << 20) break;
+    if (fs::remove(o.path, ec)) {
+      total -= o.size;
+      ++removed;
+    }
+  }
+  return removed;
 }
 
 bool cache_store(const std::string& path, std::string_view object, std::string& error) {

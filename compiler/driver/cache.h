@@ -72,6 +72,13 @@ std::optional<std::string> cache_load(const std::string& path);
 // Stores `object` at `path` (creating directories); false with `error`.
 bool cache_store(const std::string& path, std::string_view object, std::string& error);
 
+// Keeps the cache under its size limit, as stap does: at most every
+// <root>/cache_clean_interval_s seconds (default 300; <root>/.last_clean
+// says when it last ran), the least recently used objects go until the
+// total is under <root>/cache_mb_limit MB (default 256).  Both files are
+// created with their defaults when missing.  Returns how many were removed.
+size_t clean_cache(const std::string& root);
+
 // Writes `data` to `path` through a temporary file in the same directory
 // and a rename.
 bool write_file_atomically(const std::string& path, std::string_view data, std::string& error);

@@ -241,9 +241,10 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
     return 1;
   }
   // A cache that cannot be written only costs the next run its speed.
-  if (!place.cache_file.empty() && !cache_store(place.cache_file, result.object, error) &&
-      o.verbosity(4) > 1)
-    err << "WARNING: not cached: " << error << "\n";
+  if (!place.cache_file.empty()) {
+    if (cache_store(place.cache_file, result.object, error)) clean_cache(cache_root());
+    else if (o.verbosity(4) > 1) err << "WARNING: not cached: " << error << "\n";
+  }
   return save_and_run(o, result.object, place, out, err);
 }
 

@@ -2,6 +2,8 @@
 // inputs, and storing/finding objects.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -173,4 +175,45 @@ TEST_CASE("cache: a store that cannot be written says why", "[cache]") {
   // A directory is needed where a file stands.
   CHECK_FALSE(stap::cache_store((dir.path / "file" / "ab" / "stap_x.bo").string(), "o", error));
   CHECK_FALSE(error.empty());
+}
+
+TEST_CASE("cache cleaning: least recently used objects go past the size limit", "[cache]") {
+  TempDir dir;
+  fs::path root = dir.path / "cache";
+  std::string error;
+  // Three 600 KiB objects, used in the order a, b, c.
+  std::vector<std::string> paths;
+  for (const char* name : {"a", "b", "c"}) {
+    std::string path = stap::cache_path(root.string(), stap::sha256_hex(name));
+    REQUIRE(stap::cache_store(path, std::string(600 << 10, 'x'), error));
+    paths.push_back(path);
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    timespec times[2] = {{static_cast<time_t>(1000 + i), 0}, {static_cast<time_t>(1000 + i), 0}};
+    utimensat(AT_FDCWD, paths[i].c_str(), times, 0);
+  }
+  write(root / "cache_mb_limit", "1\n");
+  write(root / "cache_clean_interval_s", "0\n");
+  CHECK(stap::clean_cache(root.string()) == 2);
+  CHECK_FALSE(fs::exists(paths[0]));
+  CHECK_FALSE(fs::exists(paths[1]));
+  CHECK(fs::exists(paths[2]));
+
+  // Within the interval nothing is looked at again.
+  write(root / "cache_clean_interval_s", "3600\n");
+  write(root / "cache_mb_limit", "0\n");
+  CHECK(stap::clean_cache(root.string()) == 0);
+  CHECK(fs::exists(paths[2]));
+}
+
+TEST_CASE("cache cleaning: the settings files get stap's defaults", "[cache]") {
+  TempDir dir;
+  fs::create_directories(dir.path / "cache");
+  CHECK(stap::clean_cache((dir.path / "cache").string()) == 0);
+  std::ifstream limit(dir.path / "cache" / "cache_mb_limit"), interval(dir.path / "cache" / "cache_clean_interval_s");
+  int mb = 0, seconds = 0;
+  limit >> mb;
+  interval >> seconds;
+  CHECK(mb == 256);
+  CHECK(seconds == 300);
 }
