@@ -24,15 +24,32 @@
 
 /* <0, 0, >0 as strcmp, over at most n bytes.  Each exit returns a value
  * that does not depend on the index, so the verifier can prune the paths
- * that leave the loop at different iterations. */
-STP_INLINE long stp_strcmp(const char *a, const char *b, long n)
+ * that leave the loop at different iterations.  When n is a multiple of 8
+ * (string buffers are 8-aligned: scratch slots, map values, literals), 8
+ * bytes at a time until a word differs or holds a NUL, then bytewise
+ * within that word: 8 times fewer iterations for the verifier to walk. */
+STP_INLINE long stp_strcmp_bytes(const char *a, const char *b, long from, long to)
 {
-	for (long i = 0; i < n; i++) {
+	for (long i = from; i < to; i++) {
 		unsigned char ca = a[i], cb = b[i];
 		if (ca != cb)
 			return ca < cb ? -1 : 1;
 		if (!ca)
 			return 0;
+	}
+	return 0;
+}
+
+STP_INLINE long stp_strcmp(const char *a, const char *b, long n)
+{
+	if (n % 8)
+		return stp_strcmp_bytes(a, b, 0, n);
+	const unsigned long *wa = (const unsigned long *)a, *wb = (const unsigned long *)b;
+	for (long k = 0; k < n / 8; k++) {
+		unsigned long x = wa[k], y = wb[k];
+		/* a zero byte in x: (x - 0x01..) & ~x & 0x80.. */
+		if (x != y || ((x - 0x0101010101010101UL) & ~x & 0x8080808080808080UL))
+			return stp_strcmp_bytes(a, b, 8 * k, 8 * k + 8);
 	}
 	return 0;
 }

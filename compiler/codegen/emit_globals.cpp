@@ -186,25 +186,28 @@ Function* ProgramEmitter::slice_callback(const ir::Global& g, const ir::Node* n,
   Value* ctx = fn->getArg(3);
   Value* pattern = cb.CreateLoad(m_.ptr, ctx);
   BasicBlock* miss = BasicBlock::Create(c, "miss", fn);
-  FunctionCallee strcmp = m_.module().getOrInsertFunction(
-      "stp_strcmp", FunctionType::get(m_.i64, {m_.ptr, m_.ptr, m_.i64}, false));
+  BasicBlock* hit = BasicBlock::Create(c, "hit", fn);
+  // Packed keys are zero padded, so a fixed field matches when all its
+  // bytes do: XORs ORed together, one branch at the end.  A branch per
+  // byte would make the verifier walk the callback once per outcome.
+  Value* diff = cb.getInt64(0);
   int64_t off = 0;
   for (size_t i = 0; i < g.keys.size(); ++i) {
-    bool is_str = g.keys[i] == ir::Type::string;
-    int64_t size = is_str ? ms_.maxlen : 8;
+    int64_t size = g.keys[i] == ir::Type::string ? ms_.maxlen : 8;
     if (n->kids[i]->op != ir::Op::any) {
-      Value* k = cb.CreateConstGEP1_64(m_.i8, key, uint64_t(off));
-      Value* p = cb.CreateConstGEP1_64(m_.i8, pattern, uint64_t(off));
-      Value* same = is_str
-          ? cb.CreateICmpEQ(cb.CreateCall(strcmp, {k, p, cb.getInt64(uint64_t(ms_.maxlen))}), cb.getInt64(0))
-          : cb.CreateICmpEQ(cb.CreateAlignedLoad(m_.i64, k, MaybeAlign(off % 8 ? 1 : 8)),
-                            cb.CreateAlignedLoad(m_.i64, p, MaybeAlign(off % 8 ? 1 : 8)));
-      BasicBlock* next = BasicBlock::Create(c, "next", fn);
-      cb.CreateCondBr(same, next, miss);
-      cb.SetInsertPoint(next);
+      for (int64_t at = off; at < off + size;) {
+        unsigned width = (at % 8 == 0 && off + size - at >= 8) ? 8 : 1;
+        Type* ty = cb.getIntNTy(8 * width);
+        Value* k = cb.CreateAlignedLoad(ty, cb.CreateConstGEP1_64(m_.i8, key, uint64_t(at)), MaybeAlign(width));
+        Value* p = cb.CreateAlignedLoad(ty, cb.CreateConstGEP1_64(m_.i8, pattern, uint64_t(at)), MaybeAlign(width));
+        diff = cb.CreateOr(diff, cb.CreateZExt(cb.CreateXor(k, p), m_.i64));
+        at += width;
+      }
     }
     off += size;
   }
+  cb.CreateCondBr(cb.CreateICmpEQ(diff, cb.getInt64(0)), hit, miss);
+  cb.SetInsertPoint(hit);
   cb.CreateStore(cb.getInt64(1), cb.CreateConstGEP1_64(m_.i8, ctx, 8));
   if (remove) {
     auto* del = ConstantExpr::getIntToPtr(cb.getInt64(kMapDeleteElem), m_.ptr);

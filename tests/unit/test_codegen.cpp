@@ -703,3 +703,25 @@ TEST_CASE("codegen: string and odd builtins behave as the interpreter's", "[code
   CHECK(l.get_long(clk) <= ts.tv_sec * 1000000000LL + ts.tv_nsec);
   CHECK(l.get_long(jif) != 0);
 }
+
+TEST_CASE("codegen: a MAXSTRINGLEN that is not a multiple of 8", "[codegen]") {
+  Builder t;
+  t.m.limits.maxstringlen = 13;
+  size_t a = t.global("a", Type::long_, {Type::string, Type::long_, Type::string});
+  size_t s = t.global("s", Type::string), lt = t.global("lt", Type::long_);
+  size_t got = t.global("got", Type::long_), slice = t.global("slice", Type::long_);
+  t.probe(t.block({
+      t.set_global(s, t.bin(Op::concat, t.str("abcdefgh"), t.str("ijklmnop"), Type::string)),
+      t.set_global(lt, t.bin(Op::str_lt, t.get_global(s), t.str("abcdefghijkz"))),
+      t.expr(t.node(Op::set_elem, Type::long_, {t.str("k"), t.num(2), t.str("xyz"), t.num(5)}, int64_t(a))),
+      t.set_global(got, t.node(Op::elem, Type::long_, {t.str("k"), t.num(2), t.str("xyz")}, int64_t(a))),
+      t.set_global(slice, t.node(Op::in_elem, Type::long_, {t.node(Op::any, Type::none), t.num(2), t.str("xyz")},
+                                 int64_t(a))),
+  }));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_string(s) == "abcdefghijkl");
+  CHECK(l.get_long(lt) == 1);
+  CHECK(l.get_long(got) == 5);
+  CHECK(l.get_long(slice) == 1);
+}
