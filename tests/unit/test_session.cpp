@@ -518,3 +518,14 @@ TEST_CASE("-c and -x together are refused, as stap refuses them", "[session]") {
   CHECK(r.outcome == stap::ParseOutcome::exit_error);
   CHECK(captured.str().rfind("You can't specify -c and -x together.\nUsage: stap", 0) == 0);
 }
+
+TEST_CASE("session: a tracepoint probe counts the -c command's calls", "[session][live]") {
+  if (!can_load_bpf()) return;
+  StapRunner stap;
+  SessionRun r = stap.run({"-c", "dd if=/etc/hostname of=/dev/null status=none", "-e",
+                           "global n; probe kernel.trace(\"syscalls:sys_enter_openat\") "
+                           "{ if (pid() == target()) n++ } probe end { printf(\"%d\\n\", n >= 3) }"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "1\n");
+  CHECK(r.err.empty());
+}
