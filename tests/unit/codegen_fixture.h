@@ -117,8 +117,12 @@ class Loaded {
     int err = bpf_object__load(obj_);
     for (auto& log : logs) std::fprintf(stderr, "verifier: %s", log.data());
     REQUIRE(err == 0);
-    bpf_object__for_each_program(prog, obj_) {
-      bpf_link* link = bpf_program__attach(prog);
+    // As the loader does: each probe's program, by name, on its tracepoint.
+    for (const ir::Probe& p : m.probes) {
+      if (p.program_name.empty()) continue;
+      prog = bpf_object__find_program_by_name(obj_, p.program_name.c_str());
+      REQUIRE(prog);
+      bpf_link* link = bpf_program__attach_tracepoint(prog, p.system.c_str(), p.event.c_str());
       REQUIRE(link);
       links_.push_back(link);
     }
@@ -132,6 +136,12 @@ class Loaded {
   ~Loaded() {
     for (bpf_link* l : links_) bpf_link__destroy(l);
     bpf_object__close(obj_);
+  }
+  size_t programs() {
+    size_t n = 0;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj_) { ++n; }
+    return n;
   }
   int fd(const std::string& map) { return bpf_object__find_map_fd_by_name(obj_, map.c_str()); }
   std::vector<char> globals() {

@@ -725,3 +725,34 @@ TEST_CASE("codegen: a MAXSTRINGLEN that is not a multiple of 8", "[codegen]") {
   CHECK(l.get_long(got) == 5);
   CHECK(l.get_long(slice) == 1);
 }
+
+TEST_CASE("codegen: probes with the same body share one program", "[codegen]") {
+  Builder t;
+  size_t c = t.global("c", Type::long_), who = t.global("who", Type::string, {Type::string});
+  auto body = [&] { return t.expr(t.node(Op::add_global, Type::long_, {t.num(1)}, int64_t(c))); };
+  t.probe(body());
+  t.probe(body(), {}, "sys_enter_openat");
+  // pp() tells these two apart: a program each
+  auto named = [&] {
+    return t.expr(t.node(Op::set_elem, Type::string, {t.call_builtin("pp", Type::string), t.str("x")}, int64_t(who)));
+  };
+  t.probe(named());
+  t.probe(named(), {}, "sys_enter_openat");
+  CodegenResult text = generate_object(t.m, CodegenOptions{true});
+  REQUIRE(text.ok);
+  CHECK(t.m.probes[1].program_name == t.m.probes[0].program_name);
+  CHECK(t.m.probes[3].program_name != t.m.probes[2].program_name);
+  CHECK_THAT(text.ir_text, Catch::Contains("; runs probe_0, shown above"));
+  Loaded l(t.m);
+  CHECK(l.programs() == 3);
+  fire();
+  int fd = open("/etc/hostname", O_RDONLY);
+  if (fd >= 0) close(fd);
+  CHECK(l.get_long(c) == 2);
+  for (int i : {2, 3}) {
+    std::vector<char> key(t.m.globals[who].key_size, 0);
+    std::memcpy(key.data(), t.m.probes[size_t(i)].pp.c_str(), t.m.probes[size_t(i)].pp.size());
+    char value[128];
+    CHECK(bpf_map_lookup_elem(l.fd(t.m.globals[who].map_name), key.data(), value) == 0);
+  }
+}
