@@ -118,6 +118,10 @@ STP_INLINE void stp_stat_add(struct stap_stat *s, long v, long kind, long lo, lo
 	if (kind == 0)
 		return;
 	long idx = kind == 1 ? stp_hist_log_bucket(v) : stp_hist_linear_bucket(v, lo, step, nb);
+	/* Opaque to LLVM: it can prove idx < 128 through the bit counting and
+	 * drop the check, which the verifier (seeing 0..255 after the
+	 * count-leading-zeros expansion) needs. */
+	__asm__ volatile("" : "+r"(idx));
 	if (idx >= 0 && idx < nb)
 		s->buckets[idx] += 1;
 }
@@ -228,6 +232,7 @@ STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket,
 		count += s->count;
 		sum = (long)((unsigned long)sum + (unsigned long)s->sum);
 		squares = (long)((unsigned long)squares + (unsigned long)s->sum_squares);
+		__asm__ volatile("" : "+r"(bucket)); /* keep the check (see stp_stat_add) */
 		if (op == 6 && bucket >= 0 && bucket < nb)
 			hits += s->buckets[bucket];
 	}

@@ -199,6 +199,28 @@ TEST_CASE("codegen: statistics per CPU, merged in kernel context", "[codegen]") 
   CHECK(l.get_long(bigvar) == int64_t((n * squares - __int128(total) * total) / (n * (n - 1))));
 }
 
+TEST_CASE("codegen: histogram buckets of run-time values", "[codegen]") {
+  // Constant values let LLVM fold the bucket arithmetic; these cannot be.
+  Builder t;
+  size_t lg = t.global("lg", Type::stats), ln = t.global("ln", Type::stats);
+  t.m.globals[lg].hist.kind = ir::HistShape::Kind::log;
+  t.m.globals[ln].hist = {ir::HistShape::Kind::linear, 0, 100, 10};
+  size_t b1 = t.global("b1", Type::long_), b2 = t.global("b2", Type::long_);
+  Node* nr = t.node(Op::tp_field, Type::long_, {}, 8, 4, 1);  // __syscall_nr: 39
+  t.probe(t.block({
+      t.expr(t.node(Op::stat_add, Type::none, {nr}, int64_t(lg))),
+      t.expr(t.node(Op::stat_add, Type::none, {t.node(Op::tp_field, Type::long_, {}, 8, 4, 1)}, int64_t(ln))),
+      // 39: hist_log bucket 64 + 6; hist_linear bucket 1 + 39 / 10
+      t.set_global(b1, t.node(Op::hist_bucket, Type::long_, {t.bin(Op::add, t.num(64), t.bin(Op::div, nr, t.num(6)))},
+                              int64_t(lg))),
+      t.set_global(b2, t.node(Op::hist_bucket, Type::long_, {t.bin(Op::sub, nr, t.num(35))}, int64_t(ln))),
+  }));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_long(b1) == 1);
+  CHECK(l.get_long(b2) == 1);
+}
+
 TEST_CASE("codegen: printf records carry longs and NUL-terminated strings", "[codegen]") {
   Builder t;
   uint32_t fmt = t.m.add_format("%d %s %d\n");
