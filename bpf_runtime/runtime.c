@@ -22,6 +22,35 @@
 
 /* ---- strings */
 
+/* Hides v's value from LLVM, so that a bounds check after it stays in the
+ * code: LLVM drops checks it can prove, or rewrites them in 32 bits, and
+ * the verifier then sees an unbounded size or index. */
+#define STP_OPAQUE(v) __asm__ volatile("" : "+r"(v))
+
+/* The size argument (1 .. n) for copying at most len characters. */
+STP_INLINE long stp_copy_size(long len, long n)
+{
+	long size = len < n - 1 ? len + 1 : n;
+	STP_OPAQUE(size);
+	if (size < 1)
+		size = 1;
+	if (size > n)
+		size = n;
+	return size;
+}
+
+/* user_string_n / kernel_string_n: at most len characters into dst (n
+ * bytes); the helper's result (< 0 on a fault). */
+STP_INLINE long stp_read_str(char *dst, const void *src, long len, long n, long user)
+{
+	if (len < 0)
+		len = 0;
+	long size = stp_copy_size(len, n);
+	if (user)
+		return bpf_probe_read_user_str(dst, size, src);
+	return bpf_probe_read_kernel_str(dst, size, src);
+}
+
 /* <0, 0, >0 as strcmp, over at most n bytes.  Each exit returns a value
  * that does not depend on the index, so the verifier can prune the paths
  * that leave the loop at different iterations.  When n is a multiple of 8
@@ -74,6 +103,7 @@ STP_INLINE void stp_concat(char *dst, const char *a, const char *b, long n)
 		la = 1;
 	}
 	la -= 1;
+	STP_OPAQUE(la);
 	if (la > n - 1)
 		la = n - 1;
 	long rest = n - la;
@@ -121,7 +151,7 @@ STP_INLINE void stp_stat_add(struct stap_stat *s, long v, long kind, long lo, lo
 	/* Opaque to LLVM: it can prove idx < 128 through the bit counting and
 	 * drop the check, which the verifier (seeing 0..255 after the
 	 * count-leading-zeros expansion) needs. */
-	__asm__ volatile("" : "+r"(idx));
+	STP_OPAQUE(idx);
 	if (idx >= 0 && idx < nb)
 		s->buckets[idx] += 1;
 }
@@ -232,7 +262,7 @@ STP_INLINE long stp_stat_merge(void *map, const void *key, long op, long bucket,
 		count += s->count;
 		sum = (long)((unsigned long)sum + (unsigned long)s->sum);
 		squares = (long)((unsigned long)squares + (unsigned long)s->sum_squares);
-		__asm__ volatile("" : "+r"(bucket)); /* keep the check (see stp_stat_add) */
+		STP_OPAQUE(bucket); /* keep the check (see stp_stat_add) */
 		if (op == 6 && bucket >= 0 && bucket < nb)
 			hits += s->buckets[bucket];
 	}
@@ -331,15 +361,16 @@ STP_INLINE void stp_substr(char *dst, const char *s, long start, long len, char 
 {
 	long l = stp_strlen(s, tmp, n);
 	dst[0] = 0;
+	STP_OPAQUE(start);
 	if (start < 0 || start >= l || len <= 0 || start > n - 1)
 		return;
-	long size = len < n - 1 ? len + 1 : n;
-	bpf_probe_read_kernel_str(dst, size, s + start);
+	bpf_probe_read_kernel_str(dst, stp_copy_size(len, n), s + start);
 }
 
 /* s[pos] as a signed char; the caller checked pos against strlen(s). */
 STP_INLINE long stp_char_at(const char *s, long pos, long n)
 {
+	STP_OPAQUE(pos);
 	if (pos < 0 || pos > n - 1)
 		return 0;
 	return (signed char)s[pos];

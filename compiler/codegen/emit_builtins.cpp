@@ -177,14 +177,9 @@ Value* ProgramEmitter::memory_builtin(const ir::Node* n) {
 Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Value* limit,
                                    Value* err_msg) {
   Value* dst = string_temp();
-  Value* size = i64c(ms_.maxlen);
-  if (limit) {
-    Value* l = b_.CreateSelect(b_.CreateICmpSLT(limit, i64c(0)), i64c(0), limit);
-    l = b_.CreateSelect(b_.CreateICmpSGT(l, i64c(ms_.maxlen - 1)), i64c(ms_.maxlen - 1), l);
-    size = b_.CreateAdd(l, i64c(1));
-  }
   Value* src = b_.CreateIntToPtr(addr, m_.ptr);
-  Value* r = helper(user ? kProbeReadUserStr : kProbeReadKernelStr, m_.i64, {dst, size, src});
+  Value* r = limit ? runtime_call("stp_read_str", m_.i64, {dst, src, limit, i64c(ms_.maxlen), i64c(user)})
+                   : helper(user ? kProbeReadUserStr : kProbeReadKernelStr, m_.i64, {dst, i64c(ms_.maxlen), src});
   BasicBlock* fault = block("str_fault");
   BasicBlock* done = block("str_read");
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);

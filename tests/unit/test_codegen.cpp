@@ -778,3 +778,30 @@ TEST_CASE("codegen: probes with the same body share one program", "[codegen]") {
     CHECK(bpf_map_lookup_elem(l.fd(t.m.globals[who].map_name), key.data(), value) == 0);
   }
 }
+
+namespace {
+char user_text[] = "user text";
+}
+
+TEST_CASE("codegen: lengths and positions known only at run time", "[codegen]") {
+  // LLVM rewrites constant-free bounds checks in ways the verifier cannot
+  // follow unless bpf_runtime keeps them opaque: each of these was refused.
+  Builder t;
+  size_t sub = t.global("sub", Type::string), un = t.global("un", Type::string);
+  size_t kn = t.global("kn", Type::string), at = t.global("at", Type::long_);
+  Node* nr = t.node(Op::tp_field, Type::long_, {}, 8, 4, 1);  // 39
+  auto mod = [&](int64_t m) { return t.bin(Op::mod, t.node(Op::tp_field, Type::long_, {}, 8, 4, 1), t.num(m)); };
+  Node* addr = t.num(int64_t(reinterpret_cast<uintptr_t>(user_text)));
+  t.probe(t.block({
+      t.set_global(sub, t.call_builtin("substr", Type::string, {t.str("abcdefgh"), mod(5), mod(7)})),
+      t.set_global(un, t.call_builtin("user_string_n", Type::string, {addr, mod(6)})),
+      t.set_global(kn, t.call_builtin("kernel_string_n", Type::string, {t.num(0), nr, t.str("fault")})),
+      t.set_global(at, t.call_builtin("stringat", Type::long_, {t.str("abcdefgh"), mod(8)})),
+  }));
+  Loaded l(t.m);
+  fire();
+  CHECK(l.get_string(sub) == "efgh");  // substr(s, 4, 4)
+  CHECK(l.get_string(un) == "use");    // 39 % 6 = 3 characters
+  CHECK(l.get_string(kn) == "fault");
+  CHECK(l.get_long(at) == 'h');
+}
