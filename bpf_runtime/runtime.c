@@ -313,7 +313,7 @@ STP_INLINE long stp_egid(void)
 	return BPF_CORE_READ(t, cred, egid.val);
 }
 
-/* The parent's comm into dst (n bytes, n >= 16). */
+/* The parent's comm into dst (n >= 16 bytes). */
 STP_INLINE void stp_pexecname(char *dst, long n)
 {
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();

@@ -31,11 +31,14 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   if (name == "pp" || name == "pn") return rodata_ptr(ms_.literal(probe_.pp));
   if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
   if (name == "execname" || name == "pexecname") {
-    if (ms_.maxlen < 16) unsupported(n, name + "() needs MAXSTRINGLEN of at least 16");
-    Value* tmp = string_temp();
+    // comm is 16 bytes; below that MAXSTRINGLEN it is read whole, then cut.
+    Value* tmp = ms_.maxlen < 16 ? scratch_slot(16) : string_temp();
     if (name == "execname") helper(kGetCurrentComm, m_.i64, {tmp, i64c(16)});
-    else runtime_call("stp_pexecname", Type::getVoidTy(m_.module().getContext()), {tmp, i64c(ms_.maxlen)});
-    return tmp;
+    else runtime_call("stp_pexecname", Type::getVoidTy(m_.module().getContext()), {tmp, i64c(16)});
+    if (ms_.maxlen >= 16) return tmp;
+    Value* cut = string_temp();
+    copy_string(cut, tmp, ms_.maxlen);
+    return cut;
   }
   if (Value* v = clock_builtin(n)) return v;
   if (Value* v = text_builtin(n)) return v;

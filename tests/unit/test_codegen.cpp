@@ -732,6 +732,7 @@ TEST_CASE("codegen: a MAXSTRINGLEN that is not a multiple of 8", "[codegen]") {
   size_t a = t.global("a", Type::long_, {Type::string, Type::long_, Type::string});
   size_t s = t.global("s", Type::string), lt = t.global("lt", Type::long_);
   size_t got = t.global("got", Type::long_), slice = t.global("slice", Type::long_);
+  size_t exe = t.global("exe", Type::string);
   t.probe(t.block({
       t.set_global(s, t.bin(Op::concat, t.str("abcdefgh"), t.str("ijklmnop"), Type::string)),
       t.set_global(lt, t.bin(Op::str_lt, t.get_global(s), t.str("abcdefghijkz"))),
@@ -739,6 +740,7 @@ TEST_CASE("codegen: a MAXSTRINGLEN that is not a multiple of 8", "[codegen]") {
       t.set_global(got, t.node(Op::elem, Type::long_, {t.str("k"), t.num(2), t.str("xyz")}, int64_t(a))),
       t.set_global(slice, t.node(Op::in_elem, Type::long_, {t.node(Op::any, Type::none), t.num(2), t.str("xyz")},
                                  int64_t(a))),
+      t.set_global(exe, t.call_builtin("execname", Type::string)),
   }));
   Loaded l(t.m);
   fire();
@@ -746,6 +748,9 @@ TEST_CASE("codegen: a MAXSTRINGLEN that is not a multiple of 8", "[codegen]") {
   CHECK(l.get_long(lt) == 1);
   CHECK(l.get_long(got) == 5);
   CHECK(l.get_long(slice) == 1);
+  char comm[17] = {};
+  prctl(PR_GET_NAME, comm);
+  CHECK(l.get_string(exe) == std::string(comm).substr(0, 12));
 }
 
 TEST_CASE("codegen: probes with the same body share one program", "[codegen]") {
