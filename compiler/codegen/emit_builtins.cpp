@@ -191,16 +191,20 @@ Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Va
     copy_string(dst, err_msg, ms_.maxlen);
     b_.CreateBr(done);
   } else {
-    std::string fmt = std::string(user ? "user" : "kernel") +
-                      " string copy fault at 0x%llx [man error::fault]";
-    Value* msg = string_temp();
-    AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
-    b_.CreateStore(addr, data);
-    helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
-    raise(n->loc, msg);
+    raise_fault(n->loc, std::string(user ? "user" : "kernel") + " string", addr);
   }
   b_.SetInsertPoint(done);
   return dst;
+}
+
+// The tapsets' fault error: "<what> copy fault at 0x<addr> [man error::fault]".
+void ProgramEmitter::raise_fault(uint32_t loc, const std::string& what, Value* addr) {
+  std::string fmt = what + " copy fault at 0x%llx [man error::fault]";
+  Value* msg = string_temp();
+  AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+  b_.CreateStore(addr, data);
+  helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+  raise(loc, msg);
 }
 
 // kernel_<what>: a fault is an error; user_<what>: 0, as stap's tapset.
@@ -218,12 +222,7 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
     b_.CreateStore(i64c(0), tmp);
     b_.CreateBr(done);
   } else {
-    std::string fmt = std::string("kernel ") + what + " copy fault at 0x%llx [man error::fault]";
-    Value* msg = string_temp();
-    AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
-    b_.CreateStore(addr, data);
-    helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
-    raise(n->loc, msg);
+    raise_fault(n->loc, std::string("kernel ") + what, addr);
   }
   b_.SetInsertPoint(done);
   Value* v = b_.CreateLoad(b_.getIntNTy(8 * size), tmp);
