@@ -1,6 +1,6 @@
 /* The contract between the BPF side and the runtime: map names, the
  * header of the globals map, statistic values and ring-buffer records.
- * Included by bpf_runtime/*.c (BPF), compiler/codegen (which emits the maps)
+ * Included by the C files of bpf_runtime/ (BPF), compiler/codegen (which emits the maps)
  * and loader/ (which reads them).  Plain C, fixed-width types only.
  */
 #ifndef STAP_LAYOUT_H
