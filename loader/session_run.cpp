@@ -347,7 +347,12 @@ void Session::on_event(uint64_t tag) {
     size_t t = tag - kTagTimer;
     // Several missed periods still run the handler once, as a late
     // hrtimer in stap does.
-    if (timers_[t].acknowledge() > 0) run_user_probe(timer_probes_[t]);
+    // Kernel records written before the timer fired print before its
+    // output (the BPF side batches wake-ups, so some may still wait).
+    if (timers_[t].acknowledge() > 0) {
+      drain();
+      run_user_probe(timer_probes_[t]);
+    }
   }
 }
 

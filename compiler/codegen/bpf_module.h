@@ -40,9 +40,17 @@ enum Helper : int {
   kProbeReadKernelStr = 115,
   kRingbufReserve = 131,
   kRingbufSubmit = 132,
+  kRingbufQuery = 134,
   kForEachMapElem = 164,
   kSnprintf = 165,
 };
+
+// bpf_ringbuf_submit() flags and bpf_ringbuf_query() selectors.
+inline constexpr int64_t kRingbufNoWakeup = 1, kRingbufForceWakeup = 2;
+inline constexpr int64_t kRingbufAvailData = 0;
+// Unread bytes past which a record wakes the runtime (the ring buffer is
+// at least 1 MiB: -s takes whole MiB).
+inline constexpr int64_t kRingbufWakeupBatch = 128 * 1024;
 
 // enum bpf_map_type values used.
 enum MapType : unsigned {

@@ -96,7 +96,7 @@ void ProgramEmitter::emit_error_block() {
   Value* rec = begin_record(int64_t(sizeof(stap_record)) + ms_.maxlen, STAP_REC_ERROR,
                             b_.CreateTrunc(loc, m_.i32), done);
   copy_string(byte_ptr(rec, int64_t(sizeof(stap_record))), msg, ms_.maxlen);
-  finish_record(rec, done);
+  finish_record(rec, done, /*urgent=*/true);
   atomic_inc(header_field(offsetof(stap_globals_header, errors)));
   b_.CreateBr(exit_bb_);
 }

@@ -127,7 +127,7 @@ class ProgramEmitter {
   // builder where it is filled; finish_record() submits it and joins the
   // path where the reservation failed (counted in header.lost_records).
   llvm::Value* begin_record(int64_t size, uint32_t kind, llvm::Value* id, llvm::BasicBlock*& done);
-  void finish_record(llvm::Value* rec, llvm::BasicBlock* done);
+  void finish_record(llvm::Value* rec, llvm::BasicBlock* done, bool urgent = false);
   // dumps[i] > 0: after argument i (an address), that many bytes read
   // there (%m/%M; negative: from user memory).
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
