@@ -41,7 +41,8 @@ struct stap_globals_header {
   __s64 target_pid;        /* target(): -c child or -x PID, else 0 */
   __s64 realtime_offset_ns;/* CLOCK_REALTIME - bpf_ktime_get_ns() at start */
   __u64 exit_requested;    /* exit() called in kernel context */
-  __u64 reserved[9];       /* header is 128 bytes; scalars follow */
+  __u64 last_wakeup_ns;    /* when a printf record last woke the runtime */
+  __u64 reserved[8];       /* header is 128 bytes; scalars follow */
 };
 
 /* A statistic's value: per CPU in the kernel, merged by the runtime.

@@ -51,6 +51,8 @@ inline constexpr int64_t kRingbufAvailData = 0;
 // Unread bytes past which a record wakes the runtime (the ring buffer is
 // at least 1 MiB: -s takes whole MiB).
 inline constexpr int64_t kRingbufWakeupBatch = 128 * 1024;
+// Longest a printf record waits for a wake-up after a quiet spell.
+inline constexpr int64_t kRingbufWakeupIntervalNs = 5 * 1000 * 1000;
 
 // enum bpf_map_type values used.
 enum MapType : unsigned {

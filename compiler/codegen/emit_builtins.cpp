@@ -311,15 +311,24 @@ Value* ProgramEmitter::begin_record(int64_t size, uint32_t kind, Value* id, Basi
 
 // Wake-ups are batched: waking the runtime for every record costs an
 // inter-processor interrupt per printf (a third of the tracee's time at a
-// million printfs a second, measured).  A record wakes the reader only
-// when a batch has accumulated; otherwise the runtime's periodic drain
-// (100 ms) picks it up.  Exit and error records always wake it.
+// million printfs a second, measured).  A printf record wakes the reader
+// when a batch has accumulated or when no record has woken it for
+// kRingbufWakeupIntervalNs (so the first line after a quiet spell shows at
+// once); otherwise the runtime's periodic drain (100 ms) picks it up.
+// Exit and error records always wake it.
 void ProgramEmitter::finish_record(Value* rec, BasicBlock* done, bool urgent) {
   Value* flags = i64c(kRingbufForceWakeup);
   if (!urgent) {
     Value* avail = helper(kRingbufQuery, m_.i64, {ms_.events_map, i64c(kRingbufAvailData)});
-    flags = b_.CreateSelect(b_.CreateICmpUGE(avail, i64c(kRingbufWakeupBatch)),
-                            i64c(kRingbufForceWakeup), i64c(kRingbufNoWakeup));
+    Value* now = helper(kKtimeGetNs, m_.i64, {});
+    Value* last_field = header_field(offsetof(stap_globals_header, last_wakeup_ns));
+    Value* last = b_.CreateLoad(m_.i64, last_field);
+    Value* wake = b_.CreateOr(b_.CreateICmpUGE(avail, i64c(kRingbufWakeupBatch)),
+                              b_.CreateICmpUGE(b_.CreateSub(now, last),
+                                               i64c(kRingbufWakeupIntervalNs)));
+    // Racy between CPUs on purpose: a lost update only costs one wake-up.
+    b_.CreateStore(b_.CreateSelect(wake, now, last), last_field);
+    flags = b_.CreateSelect(wake, i64c(kRingbufForceWakeup), i64c(kRingbufNoWakeup));
   }
   helper(kRingbufSubmit, Type::getVoidTy(m_.module().getContext()), {rec, flags});
   b_.CreateBr(done);
