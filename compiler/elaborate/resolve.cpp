@@ -66,10 +66,15 @@ class Resolver : public TraversingVisitor {
   void visit(ForeachStmt& n) override;
   void visit(DeleteStmt& n) override;
   void visit(TryStmt& n) override;
+  void visit(ExprStmt& n) override;
+  void visit(ForStmt& n) override;
+  void visit(TernaryExpr& n) override;
 
  private:
   // update: x++, x += 1.  stats_write: x <<< v; stats_read: @count(x).
-  enum class Use { read, write, update, stats_write, stats_read };
+  // update: x++ or x += e whose value is dropped; update_read: one whose
+  // value is used (if (++x == 1)), which stap counts as a read too.
+  enum class Use { read, write, update, update_read, stats_write, stats_read };
   struct Scope {
     std::vector<VarDecl*>* locals = nullptr;
     FunctionDecl* function = nullptr;
@@ -87,6 +92,7 @@ class Resolver : public TraversingVisitor {
   void use_base(Expr* base, int arity, Use use);
   void check_arity(VarDecl& decl, int arity, const Symbol& sym);
   static void mark_use(VarDecl& decl, Use use);
+  Use update_use(const Expr& n) const;
   void note_global(VarDecl* g);
   void resolve_call(CallExpr& call);
   std::vector<FunctionDecl*> candidates(const std::string& name, SourceLoc at);
@@ -102,6 +108,7 @@ class Resolver : public TraversingVisitor {
   // Refreshing: every name is bound already; only uses are recounted.
   bool refresh_ = false;
   std::unordered_set<const VarDecl*> used_;
+  std::unordered_set<const Expr*> dropped_;  // expressions whose value is unused
   DeclIndex index_;
   Scope scope_;
   std::unordered_map<VarDecl*, ArityInfo> arity_;
@@ -229,10 +236,12 @@ void Resolver::use_symbol(Symbol& sym, int arity, Use use) {
 }
 
 // x++ and x += 1 read a local (its assignments must stay) but not a
-// global (stap still shows such a global at exit as written-only).
+// global (stap still shows such a global at exit as written-only), unless
+// the statement uses the new value.
 void Resolver::mark_use(VarDecl& decl, Use use) {
   bool global = decl.scope == VarDecl::Scope::global;
-  if (use == Use::read || use == Use::stats_read || (use == Use::update && !global))
+  if (use == Use::read || use == Use::stats_read || use == Use::update_read ||
+      (use == Use::update && !global))
     decl.read = true;
   if (use != Use::read && use != Use::stats_read) decl.written = true;
 }
@@ -269,7 +278,7 @@ void Resolver::visit(ArrayIndex& n) {
 
 void Resolver::visit(AssignExpr& n) {
   // The target before the value: stap's order, which orders -p2's globals.
-  Use use = n.op == "=" ? Use::write : n.op == "<<<" ? Use::stats_write : Use::update;
+  Use use = n.op == "=" ? Use::write : n.op == "<<<" ? Use::stats_write : update_use(n);
   if (auto* sym = dynamic_cast<Symbol*>(n.target)) {
     use_symbol(*sym, 0, use);
   } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.target)) {
@@ -281,15 +290,40 @@ void Resolver::visit(AssignExpr& n) {
   walk(n.value);
 }
 
+// Expressions whose value is dropped: a statement's, a for loop's
+// initialiser and increment, and the branches of such a ternary.
+void Resolver::visit(ExprStmt& n) {
+  dropped_.insert(n.expr);
+  walk(n.expr);
+}
+
+void Resolver::visit(ForStmt& n) {
+  dropped_.insert(n.init);
+  dropped_.insert(n.incr);
+  TraversingVisitor::visit(n);
+}
+
+void Resolver::visit(TernaryExpr& n) {
+  if (dropped_.contains(&n)) {
+    dropped_.insert(n.then_expr);
+    dropped_.insert(n.else_expr);
+  }
+  TraversingVisitor::visit(n);
+}
+
+Resolver::Use Resolver::update_use(const Expr& n) const {
+  return dropped_.contains(&n) ? Use::update : Use::update_read;
+}
+
 void Resolver::visit(UnaryExpr& n) {
   bool incdec = n.op == UnaryOp::pre_inc || n.op == UnaryOp::pre_dec ||
                 n.op == UnaryOp::post_inc || n.op == UnaryOp::post_dec;
   if (!incdec) return walk(n.operand);
   if (auto* sym = dynamic_cast<Symbol*>(n.operand)) {
-    use_symbol(*sym, 0, Use::update);
+    use_symbol(*sym, 0, update_use(n));
   } else if (auto* idx = dynamic_cast<ArrayIndex*>(n.operand)) {
     for (Expr* e : idx->indexes) walk(e);
-    use_base(idx->base, static_cast<int>(idx->indexes.size()), Use::update);
+    use_base(idx->base, static_cast<int>(idx->indexes.size()), update_use(n));
   } else {
     walk(n.operand);
   }
