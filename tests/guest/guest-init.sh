@@ -89,6 +89,12 @@ mount -t devtmpfs dev $R/dev || fail "mount devtmpfs"
 mkdir -p $R/dev/pts $R/dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts $R/dev/pts && ln -sf pts/ptmx $R/dev/ptmx
 mount -t tmpfs -o mode=1777 shm $R/dev/shm
+# The links udev makes on a normal system (bash process substitution
+# needs /dev/fd).
+ln -sf /proc/self/fd $R/dev/fd
+ln -sf /proc/self/fd/0 $R/dev/stdin
+ln -sf /proc/self/fd/1 $R/dev/stdout
+ln -sf /proc/self/fd/2 $R/dev/stderr
 # Directories under the host's /tmp that must stay visible (the cwd's, the
 # project's: a space-separated list of /tmp/X) are bound into the guest's
 # fresh /tmp at the same paths.

@@ -98,7 +98,10 @@ run_case_command() {
 # Every regex line of $1 (after expansion) matches some line of $2; lines
 # starting with '!' must match none.
 check_regexes() {
-  local re ok=0
+  local re ok=0 list=$case_tmp/regexes
+  # Through a file, not process substitution: a shell without /dev/fd
+  # would otherwise check nothing and pass.
+  expand <"$1" >"$list" || { echo "cannot read $1"; return 1; }
   while IFS= read -r re; do
     [ -z "$re" ] && continue
     if [[ $re == !* ]]; then
@@ -106,7 +109,7 @@ check_regexes() {
     elif ! grep -qE -- "$re" "$2"; then
       echo "no line matches /$re/"; ok=1
     fi
-  done < <(expand <"$1")
+  done <"$list"
   return $ok
 }
 
