@@ -328,8 +328,14 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     ast::ProbePoint* copy = ast::clone(&point, arena_, loc_map(outer.expansion));
     std::vector<ast::ProbePoint*> concrete =
         resolve_builtin_point(*copy, arena_, alias_heads_, ctx.quiet, diags_);
-    for (ast::ProbePoint* p : concrete) add_probe(p, ctx);
-    return concrete.size();
+    size_t added = 0;
+    for (ast::ProbePoint* p : concrete) {
+      const ProbeProvider* provider = find_provider(*p);
+      if (ctx.quiet && provider && !provider->may_match(*p)) continue;
+      add_probe(p, ctx);
+      ++added;
+    }
+    return added;
   }
   size_t total = 0;
   for (const auto& [alias, match] : aliases) total += expand_alias(point, *alias, match, ctx);

@@ -524,9 +524,10 @@ TEST_CASE("lower: $$parms, $f$ and @choose_defined in a tracepoint probe", "[low
 TEST_CASE("lower: an optional kernel.trace point that matches nothing", "[lower]") {
   Lowered l = lower(
       "global n\nprobe kernel.trace(\"nosuch:*\")!, kernel.trace(\"sched:sched_switch\") { n++ }");
-  // '!' after a point that pass 2 kept: nothing matched, silently.
+  // Pass 2 drops the '!' point that names no event; the next one is used.
   REQUIRE(l.ok);
-  CHECK(l.module.probes.empty());
+  REQUIRE(l.module.probes.size() == 1);
+  CHECK(l.module.probes[0].event == "sched_switch");
 }
 
 TEST_CASE("lower: a function using a kernel-only builtin, called from begin", "[lower]") {
@@ -536,6 +537,20 @@ TEST_CASE("lower: a function using a kernel-only builtin, called from begin", "[
                  "semantic error: function 'f' uses 'probefunc' at <input>:1:23, which needs a "
                  "kernel probe: call it from a kernel.trace probe: identifier 'f' at "
                  "<input>:2:23\n"));
+}
+
+// '!' and '?' on kernel.trace: a pattern naming no event of this kernel is
+// dropped in pass 2, so a '!' list moves on to its next alternative.
+TEST_CASE("lower: a kernel.trace point that matches nothing lets '!' fall back", "[lower]") {
+  Lowered l = lower("probe kernel.trace(\"nosuch:thing\") !, begin { println(\"fallback\") }");
+  REQUIRE(l.ok);
+  REQUIRE(l.module.probes.size() == 1);
+  CHECK(l.module.probes[0].kind == ir::ProbeKind::begin);
+
+  Lowered m = lower("probe kernel.trace(\"sched:sched_switch\") !, begin { println(\"first\") }");
+  REQUIRE(m.ok);
+  REQUIRE(m.module.probes.size() == 1);
+  CHECK(m.module.probes[0].kind == ir::ProbeKind::tracepoint);
 }
 
 }  // namespace stap::test

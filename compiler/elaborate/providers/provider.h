@@ -84,6 +84,12 @@ class ProbeProvider {
   // `point` when the family can tell in pass 2 (a tracepoint's char-array
   // field is a string); Type::unknown leaves it to inference (long).
   virtual ast::Type target_var_type(const ast::ProbePoint& point, const std::string& name) const;
+  // For a family resolved later: whether the point can match anything on
+  // this system (a kernel.trace pattern names existing events).  Pass 2
+  // drops an optional ('?', '!') point that cannot, so a '!' list moves on
+  // to its next alternative; a required one is reported by its provider
+  // when resolved.  The default is yes (unknown until resolution).
+  virtual bool may_match(const ast::ProbePoint& point) const;
   // Whether @entry(expr) may be used: in function .return probes only.
   // The default is no.
   virtual bool has_entry_values(const ast::ProbePoint& point) const;

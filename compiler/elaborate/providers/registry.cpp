@@ -125,6 +125,8 @@ std::string ProbeProvider::no_target_vars_message(const ast::ProbePoint&) const 
 
 bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return false; }
 
+bool ProbeProvider::may_match(const ast::ProbePoint&) const { return true; }
+
 ast::Type ProbeProvider::target_var_type(const ast::ProbePoint&, const std::string&) const {
   return ast::Type::unknown;
 }

@@ -48,6 +48,17 @@ class TracepointProvider : public ProbeProvider {
     return type;
   }
 
+  bool may_match(const ast::ProbePoint& point) const override {
+    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
+    if (!lit || point.components[1].functor != "trace") return true;
+    std::string error;
+    std::string root = tracefs::find_root(error);
+    std::vector<tracefs::Event> all;
+    if (root.empty() || !tracefs::list_events(root, all, error)) return true;  // cannot tell
+    auto [system, name] = split_spec(lit->value);
+    return !tracefs::match_events(all, system, name).empty();
+  }
+
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,
                     Diagnostics& diags) const override {
@@ -66,6 +77,13 @@ class TracepointProvider : public ProbeProvider {
   }
 
  private:
+  // "sys:name" -> {"sys", "name"}; "name" -> {"", "name"} (any system).
+  static std::pair<std::string, std::string> split_spec(const std::string& spec) {
+    size_t colon = spec.find(':');
+    if (colon == std::string::npos) return {"", spec};
+    return {spec.substr(0, colon), spec.substr(colon + 1)};
+  }
+
   // The formats of the events "[sys:]name" matches, read once per process.
   static const std::vector<tracefs::Format>& formats_of(const std::string& spec) {
     static std::map<std::string, std::vector<tracefs::Format>> cache;
@@ -75,9 +93,7 @@ class TracepointProvider : public ProbeProvider {
     std::string root = tracefs::find_root(error);
     std::vector<tracefs::Event> all;
     if (root.empty() || !tracefs::list_events(root, all, error)) return it->second;
-    size_t colon = spec.find(':');
-    std::string system = colon == std::string::npos ? "" : spec.substr(0, colon);
-    std::string name = colon == std::string::npos ? spec : spec.substr(colon + 1);
+    auto [system, name] = split_spec(spec);
     for (const tracefs::Event& e : tracefs::match_events(all, system, name)) {
       tracefs::Format f;
       if (tracefs::read_format(root, e, f, error)) it->second.push_back(std::move(f));
