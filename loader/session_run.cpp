@@ -456,8 +456,12 @@ bool Session::signal_pending() {
 }
 
 int Session::finish() {
+  // STOPPING keeps every kernel probe body from running from here on, so
+  // the links can wait until the closing output is out: detaching
+  // perf-event tracepoints takes tens of ms each (RCU grace periods,
+  // serialised in the kernel), which the user should not wait for to see
+  // the end probes' report.
   request_stop(stop_ == Stop::none ? Stop::exit : stop_);
-  destroy_links(links_);
   drain();
   if (stop_ != Stop::abort)
     run_probes(stop_ == Stop::errors ? ir::ProbeKind::error : ir::ProbeKind::end);
@@ -475,6 +479,8 @@ int Session::finish() {
          " transport failures. Try stap -s to increase the buffer size from " +
          std::to_string(mb) + ".");
   }
+  std::fflush(stderr);
+  destroy_links(links_);
   // staprun's rule: any ERROR line makes the run fail.
   return errors_said_ > 0 ? 1 : 0;
 }

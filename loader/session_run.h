@@ -6,8 +6,9 @@
 //   run begin probes, attach kernel-context probes, set state RUNNING,
 //   start -c CMD; then drain the ring buffer, fire interval timers, watch
 //   signals, the -c child and -T; on exit(), SIGINT/SIGTERM, child exit or
-//   timeout: state STOPPING, detach, drain what is left, run end probes,
-//   report lost records and errors, destroy every program, map and link.
+//   timeout: state STOPPING (no kernel probe body runs from then on), drain
+//   what is left, run end probes, report lost records and errors, then
+//   detach and destroy every program, map and link.
 #pragma once
 
 #include <cstdint>
