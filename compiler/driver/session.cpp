@@ -16,6 +16,7 @@
 #include "driver/frontend.h"
 #include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
+#include "elaborate/providers/provider.h"
 #include "loader/object_file.h"
 #include "loader/session_run.h"
 #include "parse/printer.h"
@@ -123,7 +124,13 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
   std::set<std::string> points;
   for (const DerivedProbe& p : fe.program().probes) {
     const ast::ProbeDecl* user = p.decl->origin ? p.decl->origin : p.decl;
-    if (user->loc.file == listed_file) points.insert(listed_name(p));
+    if (user->loc.file != listed_file) continue;
+    // A family resolved later lists what it matches here (each tracepoint).
+    if (p.provider && p.point && p.provider->resolved_later() && p.decl->via_aliases.empty()) {
+      for (std::string& name : p.provider->list_points(*p.point)) points.insert(std::move(name));
+      continue;
+    }
+    points.insert(listed_name(p));
   }
   for (const std::string& p : points) out << p << "\n";
   return 0;

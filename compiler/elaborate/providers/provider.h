@@ -90,6 +90,10 @@ class ProbeProvider {
   // to its next alternative; a required one is reported by its provider
   // when resolved.  The default is yes (unknown until resolution).
   virtual bool may_match(const ast::ProbePoint& point) const;
+  // What `stap -l` lists for a point of this family: the point itself by
+  // default; a family resolved later lists what the pattern matches on
+  // this system (kernel.trace("sched:*") -> each sched event).
+  virtual std::vector<std::string> list_points(const ast::ProbePoint& point) const;
   // Whether @entry(expr) may be used: in function .return probes only.
   // The default is no.
   virtual bool has_entry_values(const ast::ProbePoint& point) const;

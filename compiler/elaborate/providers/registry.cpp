@@ -127,6 +127,10 @@ bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return fals
 
 bool ProbeProvider::may_match(const ast::ProbePoint&) const { return true; }
 
+std::vector<std::string> ProbeProvider::list_points(const ast::ProbePoint& point) const {
+  return {point.to_string()};
+}
+
 ast::Type ProbeProvider::target_var_type(const ast::ProbePoint&, const std::string&) const {
   return ast::Type::unknown;
 }

@@ -49,14 +49,17 @@ class TracepointProvider : public ProbeProvider {
   }
 
   bool may_match(const ast::ProbePoint& point) const override {
-    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
-    if (!lit || point.components[1].functor != "trace") return true;
-    std::string error;
-    std::string root = tracefs::find_root(error);
-    std::vector<tracefs::Event> all;
-    if (root.empty() || !tracefs::list_events(root, all, error)) return true;  // cannot tell
-    auto [system, name] = split_spec(lit->value);
-    return !tracefs::match_events(all, system, name).empty();
+    std::vector<tracefs::Event> events;
+    return !matching_events(point, events) || !events.empty();
+  }
+
+  std::vector<std::string> list_points(const ast::ProbePoint& point) const override {
+    std::vector<tracefs::Event> events;
+    if (!matching_events(point, events)) return {point.to_string()};
+    std::vector<std::string> out;
+    for (const tracefs::Event& e : events)
+      out.push_back("kernel.trace(\"" + e.system + ":" + e.name + "\")");
+    return out;
   }
 
  protected:
@@ -77,6 +80,20 @@ class TracepointProvider : public ProbeProvider {
   }
 
  private:
+  // The events a kernel.trace point names on this system; false when that
+  // cannot be told (no tracefs, not root, kernel.tracepoint).
+  static bool matching_events(const ast::ProbePoint& point, std::vector<tracefs::Event>& out) {
+    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
+    if (!lit || point.components[1].functor != "trace") return false;
+    std::string error;
+    std::string root = tracefs::find_root(error);
+    std::vector<tracefs::Event> all;
+    if (root.empty() || !tracefs::list_events(root, all, error)) return false;
+    auto [system, name] = split_spec(lit->value);
+    out = tracefs::match_events(all, system, name);
+    return true;
+  }
+
   // "sys:name" -> {"sys", "name"}; "name" -> {"", "name"} (any system).
   static std::pair<std::string, std::string> split_spec(const std::string& spec) {
     size_t colon = spec.find(':');
