@@ -10,6 +10,7 @@
 
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
+#include "ir/kernel_builtins.h"
 #include "lower/lowerer.h"
 
 namespace stap::lower {
@@ -17,6 +18,15 @@ namespace stap::lower {
 namespace {
 
 constexpr const char* kUserProbes = "a begin, end or timer probe";
+
+// A builtin kernel context cannot run: user-only by nature, or one the BPF
+// code generator does not implement (yet).  The print family and
+// exit/error are operations of the IR, not calls.
+bool user_only(const Builtin& b) {
+  if (b.context == BuiltinContext::user) return true;
+  return b.context == BuiltinContext::both && b.shape == ArgShape::fixed &&
+         !ir::kernel_supports_builtin(b.name);
+}
 
 // The direct facts of one function body.
 struct FactScanner : ast::TraversingVisitor {
@@ -37,7 +47,7 @@ struct FactScanner : ast::TraversingVisitor {
     const Builtin* b = find_builtin(n.name, n.args.size());
     if (!b) return;
     std::string what = "'" + n.name + "' at " + format_loc(sources, n.loc);
-    if (b->context == BuiltinContext::user && facts.needs_user.empty()) facts.needs_user = what;
+    if (user_only(*b) && facts.needs_user.empty()) facts.needs_user = what;
     if (b->context == BuiltinContext::kernel && facts.needs_kernel.empty())
       facts.needs_kernel = what;
   }
@@ -125,8 +135,10 @@ void Lowerer::check_builtin_context(const ast::CallExpr& n, const Builtin& b) {
   // Inside a function the caller's context decides; call() checks there.
   if (body_->in_function) return;
   std::string token = "identifier '" + n.name + "'";
-  if (b.context == BuiltinContext::user && body_->context == ir::Context::kernel)
-    error(n.loc, "'" + n.name + "' needs user context: call it from " + kUserProbes, token);
+  if (user_only(b) && body_->context == ir::Context::kernel)
+    error(n.loc, "'" + n.name + "' needs user context" +
+                     (b.context == BuiltinContext::user ? "" : " in this engine (not yet in BPF)") +
+                     ": call it from " + kUserProbes, token);
   if (b.context == BuiltinContext::kernel && body_->context == ir::Context::user)
     error(n.loc, "'" + n.name + "' needs a kernel probe context, which " + kUserProbes +
                      " does not have: call it from a kernel.trace probe", token);
