@@ -38,6 +38,11 @@ struct FactScanner : ast::TraversingVisitor {
     if (facts.needs_user.empty()) facts.needs_user = "foreach at " + format_loc(sources, n.loc);
     ast::TraversingVisitor::visit(n);
   }
+  void visit(ast::BinaryExpr& n) override {
+    ast::TraversingVisitor::visit(n);
+    if ((n.op == "=~" || n.op == "!~") && facts.needs_user.empty())
+      facts.needs_user = "operator '" + n.op + "' at " + format_loc(sources, n.loc);
+  }
   void visit(ast::CallExpr& n) override {
     ast::TraversingVisitor::visit(n);
     if (n.decl) {
@@ -142,6 +147,12 @@ void Lowerer::check_builtin_context(const ast::CallExpr& n, const Builtin& b) {
   if (b.context == BuiltinContext::kernel && body_->context == ir::Context::user)
     error(n.loc, "'" + n.name + "' needs a kernel probe context, which " + kUserProbes +
                      " does not have: call it from a kernel.trace probe", token);
+}
+
+void Lowerer::check_regex_context(const ast::BinaryExpr& n) {
+  if (body_->in_function || body_->context != ir::Context::kernel) return;
+  error(n.loc, "regular expression matching needs user context in this engine (not yet in BPF): "
+               "match in " + std::string(kUserProbes), "operator '" + n.op + "'");
 }
 
 void Lowerer::check_foreach_context(const ast::ForeachStmt& n) {

@@ -191,6 +191,7 @@ void ExprLowerer::visit(ast::BinaryExpr& n) {
       result = l_.num(0);
       return;
     }
+    l_.check_regex_context(n);
     result = l_.make(ir::Op::regex_match, ir::Type::long_);
     result->kids = {l_.expr(n.left)};
     result->s = re->value;

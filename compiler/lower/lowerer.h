@@ -101,6 +101,7 @@ class Lowerer {
   ir::Node* call(ast::CallExpr& call);
   void check_builtin_context(const ast::CallExpr& call, const Builtin& b);
   void check_foreach_context(const ast::ForeachStmt& n);
+  void check_regex_context(const ast::BinaryExpr& n);
 
   // ---- target variables (lower_target.cpp)
   // any_type: the value may be a long or a string (print's arguments).

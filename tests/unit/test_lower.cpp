@@ -565,4 +565,12 @@ TEST_CASE("lower: a builtin kernel context does not run yet is a located error",
   CHECK(u.ok);
 }
 
+TEST_CASE("lower: regex matching in kernel context is a located error", "[lower]") {
+  Lowered l = lower("probe kernel.trace(\"sched:sched_switch\") { if ($prev_comm =~ \"^a\") next }");
+  CHECK(!l.ok);
+  CHECK(contains(l.messages, "regular expression matching needs user context in this engine (not "
+                             "yet in BPF): match in a begin, end or timer probe: operator '=~' at "
+                             "<input>:1:59\n"));
+}
+
 }  // namespace stap::test
