@@ -9,7 +9,7 @@ guest_packages=(qemu-system-x86 busybox-static cpio kmod zstd xz-utils gzip core
 build_packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev
-  libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev
+  libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev linux-libc-dev
   libfmt-dev catch2
 )
 if [ "${1:-}" = "--guest" ]; then
