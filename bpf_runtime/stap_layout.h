@@ -42,7 +42,8 @@ struct stap_globals_header {
   __s64 realtime_offset_ns;/* CLOCK_REALTIME - bpf_ktime_get_ns() at start */
   __u64 exit_requested;    /* exit() called in kernel context */
   __u64 last_wakeup_ns;    /* when a printf record last woke the runtime */
-  __u64 reserved[8];       /* header is 128 bytes; scalars follow */
+  __s64 runtime_pid;       /* stp_pid(): the runtime's own process */
+  __u64 reserved[7];       /* header is 128 bytes; scalars follow */
 };
 
 /* A statistic's value: per CPU in the kernel, merged by the runtime.
@@ -70,6 +71,14 @@ enum stap_record_kind {
   /* print(@hist_*(g[keys])): id = global index; payload = the packed key
    * (the global's key_size bytes). */
   STAP_REC_PRINT_HIST = 4,
+  /* warn(msg): payload = the message, maxstringlen bytes, NUL terminated;
+   * the runtime reports "WARNING: msg" as for a warning of its own. */
+  STAP_REC_WARN = 5,
+  /* log(msg): payload as STAP_REC_WARN; the runtime writes msg and a
+   * newline to the output. */
+  STAP_REC_LOG = 6,
+  /* abort(): no payload; the session ends without running end probes. */
+  STAP_REC_ABORT = 7,
 };
 
 struct stap_record {
