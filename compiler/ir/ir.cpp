@@ -23,6 +23,7 @@ const char* probe_kind_name(ProbeKind k) {
     case ProbeKind::never: return "never";
     case ProbeKind::timer: return "timer";
     case ProbeKind::tracepoint: return "tracepoint";
+    case ProbeKind::syscall: return "syscall";
   }
   return "?";
 }

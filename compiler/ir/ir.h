@@ -97,6 +97,12 @@ enum class Op : uint8_t {
   cont,
   next,        // leave the probe
   try_,        // kids: try block, catch block; a = catch slot (string) or -1
+
+  // ---- system calls (ProbeKind::syscall): the calling thread's saved user
+  // registers, so entry arguments stay readable in a return probe
+  sys_arg,     // a = argument index 0-5, b = size (1,2,4,8), c = 1 when signed -> long
+  sys_nr,      // the call's number                                -> long
+  sys_ret,     // the return value (exit probes only)              -> long
 };
 const char* op_name(Op op);  // "num", "set_local" ...
 
@@ -157,6 +163,11 @@ enum class ProbeKind : uint8_t {
   begin, end, error, never,     // sequence in `sequence`
   timer,                        // interval timer in user space: period_ns, randomize_ns
   tracepoint,                   // system:event
+  // A system call's entry or exit (event "sys_enter" / "sys_exit"), run
+  // from the raw sys_enter/sys_exit tracepoint for the call numbered
+  // syscall_nr (-1: every call).  One program per direction dispatches on
+  // the number, so `syscall.*` is one attachment, not 360.
+  syscall,
 };
 const char* probe_kind_name(ProbeKind k);
 
@@ -168,6 +179,7 @@ struct Probe {
   int64_t period_ns = 0;           // timers
   int64_t randomize_ns = 0;
   std::string system, event;       // tracepoints
+  int64_t syscall_nr = -1;         // syscall probes: the call, -1 = any
   std::vector<Type> slots;         // locals
   Node* body = nullptr;
   std::string program_name;        // kernel context: the BPF program's name, set by codegen

@@ -77,6 +77,9 @@ const char* op_name(Op op) {
     case Op::cont: return "continue";
     case Op::next: return "next";
     case Op::try_: return "try";
+    case Op::sys_arg: return "sys_arg";
+    case Op::sys_nr: return "sys_nr";
+    case Op::sys_ret: return "sys_ret";
   }
   return "?";
 }
@@ -156,6 +159,9 @@ std::string operands(const Module& m, const Node& n) {
       break;
     case Op::tp_chars: o << " offset=" << n.a << " length=" << n.b; break;
     case Op::tp_dataloc: o << " offset=" << n.a; break;
+    case Op::sys_arg:
+      o << " arg=" << n.a << " size=" << n.b << (n.c ? " signed" : "");
+      break;
     case Op::foreach: {
       o << ' ' << global_name(m, n.a);
       const std::vector<int64_t>& v = n.ints;
@@ -213,6 +219,9 @@ void print_probe(std::ostringstream& o, const Module& m, const Probe& p, size_t 
       if (p.randomize_ns) o << " randomize_ns=" << p.randomize_ns;
       break;
     case ProbeKind::tracepoint: o << " event=" << p.system << ':' << p.event; break;
+    case ProbeKind::syscall:
+      o << " event=raw_syscalls:" << p.event << " nr=" << p.syscall_nr;
+      break;
   }
   o << " slots=[" << types_text(p.slots) << "]\n";
   if (p.body) o << print_node(m, *p.body, 1);

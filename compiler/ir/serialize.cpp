@@ -127,7 +127,7 @@ class Reader {
 
   Node* node(int depth) {
     if (depth > kMaxDepth) throw Malformed("nodes nested too deeply");
-    Node* n = m_.make(enum_value(Op::try_, "opcode"));
+    Node* n = m_.make(enum_value(Op::sys_ret, "opcode"));
     n->type = type();
     n->a = i();
     n->b = i();
@@ -184,13 +184,14 @@ void Reader::function(Function& f) {
 
 void Reader::probe(Probe& p) {
   p.pp = str();
-  p.kind = enum_value(ProbeKind::tracepoint, "probe kind");
+  p.kind = enum_value(ProbeKind::syscall, "probe kind");
   p.context = enum_value(Context::user, "probe context");
   p.sequence = i();
   p.period_ns = i();
   p.randomize_ns = i();
   p.system = str();
   p.event = str();
+  p.syscall_nr = i();
   p.slots = types();
   p.body = body();
   p.program_name = str();
@@ -274,6 +275,11 @@ void Checker::operands(const Node& n) const {
     case Op::num: case Op::str: case Op::any: case Op::exit: case Op::nop:
     case Op::brk: case Op::cont: case Op::next:
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
+    case Op::sys_nr: case Op::sys_ret:
+      return kids(n, 0);
+    case Op::sys_arg:
+      if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
+        fail(n, "bad system call argument");
       return kids(n, 0);
     case Op::local: kids(n, 0); return slot(n, n.a);
     case Op::set_local: kids(n, 1); return slot(n, n.a);
@@ -435,6 +441,7 @@ std::string serialize(const Module& m) {
     w.i(p.randomize_ns);
     w.str(p.system);
     w.str(p.event);
+    w.i(p.syscall_nr);
     w.types(p.slots);
     w.body(p.body);
     w.str(p.program_name);
