@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ast/ast.h"
@@ -117,6 +118,15 @@ class ProbeProvider {
   std::string name_;
   std::vector<ProbePattern> patterns_;
   bool resolved_later_ = false;
+
+ public:
+  // What `stap -L` lists after a point's alias locals: each target
+  // variable a probe at the concrete `point` can read, as {name without
+  // '$', C type}, in the family's order ({"prev_comm", "char[16]"},
+  // {"prev_pid", "pid_t"}).  For a pattern standing for several points,
+  // the variables all of them have.  The default is none (begin, timers).
+  virtual std::vector<std::pair<std::string, std::string>> target_var_list(
+      const ast::ProbePoint& point) const;
 };
 
 // Each family's provider, defined in its own file of this directory.

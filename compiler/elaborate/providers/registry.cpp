@@ -131,6 +131,11 @@ std::vector<std::string> ProbeProvider::list_points(const ast::ProbePoint& point
   return {point.to_string()};
 }
 
+std::vector<std::pair<std::string, std::string>> ProbeProvider::target_var_list(
+    const ast::ProbePoint&) const {
+  return {};
+}
+
 ast::Type ProbeProvider::target_var_type(const ast::ProbePoint&, const std::string&) const {
   return ast::Type::unknown;
 }
