@@ -3,6 +3,7 @@
 // Which tracepoints exist is known only from tracefs/BTF on the target
 // kernel, so pass 2 checks the shape and keeps the point for the provider's
 // resolution.
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -60,6 +61,42 @@ class TracepointProvider : public ProbeProvider {
     for (const tracefs::Event& e : events)
       out.push_back("kernel.trace(\"" + e.system + ":" + e.name + "\")");
     return out;
+  }
+
+  // stap -L: the event's own fields (not the common_* header, which
+  // scripts do not read), with the C type its format declares, written as
+  // stap writes types ("char[16]", "const char*").  A pattern naming
+  // several events lists the fields all of them have alike.
+  std::vector<std::pair<std::string, std::string>> target_var_list(
+      const ast::ProbePoint& point) const override {
+    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
+    if (!lit || point.components[1].functor != "trace") return {};
+    std::vector<std::pair<std::string, std::string>> common;
+    bool first = true;
+    for (const tracefs::Format& f : formats_of(lit->value)) {
+      std::vector<std::pair<std::string, std::string>> vars;
+      for (const tracefs::Field& field : f.fields)
+        if (!field.is_common()) vars.emplace_back(field.name, field_c_type(field));
+      if (!first)
+        std::erase_if(vars, [&](const auto& v) {
+          return std::find(common.begin(), common.end(), v) == common.end();
+        });
+      common = std::move(vars);
+      first = false;
+    }
+    return common;
+  }
+
+  // "char prev_comm[16]" -> "char[16]", "__data_loc char[] name" ->
+  // "char[]", "const char * filename" -> "const char*".
+  static std::string field_c_type(const tracefs::Field& field) {
+    if (field.is_data_loc) return field.element_type + "[]";
+    std::string type = field.type;
+    for (size_t at = type.find(" *"); at != std::string::npos; at = type.find(" *"))
+      type.erase(at, 1);
+    if (field.array_length > 0) return type + "[" + std::to_string(field.array_length) + "]";
+    if (field.array_length == 0) return type + "[]";
+    return type;
   }
 
  protected:
