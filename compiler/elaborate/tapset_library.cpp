@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fnmatch.h>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "elaborate/alias_expansion.h"
 #include "elaborate/providers/provider.h"
+#include "base/tracefs.h"
 #include "parse/parser.h"
 
 namespace stap {
@@ -92,22 +94,91 @@ void TapsetLibrary::load(const std::vector<std::string>& dirs, const Preprocesso
     if (diags.error_count() != errors)
       diags.warning(SourceLoc{}, "macro tapset \"" + path + "\" has errors, and will be skipped.");
   }
+  env_ = env;
+  macros_ = &macros;
+  arena_ = &arena;
+  diags_ = &diags;
+  dirs_ = dirs;
   for (const std::string& path : script_files) {
     std::string text;
     if (!read_text(path, text)) continue;
-    FileId id = sources.add(path, std::move(text), FileOrigin::tapset);
-    macros.begin_file();
-    Diagnostics own(sources);
-    std::unique_ptr<ast::File> file = parse_file(sources, id, env, macros, arena, own);
-    if (!pass_on(own, path, diags) || !file) continue;
-    file->is_tapset = true;
-    LibraryFile lf;
-    lf.tree = file.get();
-    lf.file = std::move(file);
-    files_.push_back(std::move(lf));
-    index(files_.size() - 1);
+    add_file(sources.add(path, std::move(text), FileOrigin::tapset), path);
   }
   macros.begin_file();
+}
+
+bool TapsetLibrary::add_file(FileId id, const std::string& path) {
+  macros_->begin_file();
+  Diagnostics own(*sources_);
+  std::unique_ptr<ast::File> file = parse_file(*sources_, id, env_, *macros_, *arena_, own);
+  if (!pass_on(own, path, *diags_) || !file) return false;
+  file->is_tapset = true;
+  LibraryFile lf;
+  lf.tree = file.get();
+  lf.file = std::move(file);
+  files_.push_back(std::move(lf));
+  index(files_.size() - 1);
+  return true;
+}
+
+// syscalls/syscalls.table of the first tapset directory that has one.
+// Only a library with the table generates syscall aliases: the table's
+// directory also holds the decoders the generated code calls.  A table
+// with a bad line is reported and every call gets its defaults.
+bool TapsetLibrary::load_syscall_table() {
+  for (const std::string& dir : dirs_) {
+    std::string path = dir + "/syscalls/syscalls.table", text, error;
+    if (!read_text(path, text)) continue;
+    syscall_table_ = std::make_unique<SyscallTable>();
+    if (syscall_table_->parse(text, error)) return true;
+    diags_->warning(SourceLoc{}, "syscall table \"" + path + "\": " + error);
+    syscall_table_ = std::make_unique<SyscallTable>();
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+// The glob of call names a point can match among the generated aliases
+// ("syscall.open*" -> "open*"), or "" when its head names none of them.
+std::string syscall_glob(const ast::ProbePoint& point) {
+  if (point.components.empty()) return "";
+  const std::string& head = point.components[0].functor;
+  if (head == "**") return "*";
+  bool named = fnmatch(head.c_str(), "syscall", 0) == 0 ||
+               fnmatch(head.c_str(), "nd_syscall", 0) == 0;
+  if (!named) return "";
+  if (point.components.size() < 2) return "*";
+  const std::string& call = point.components[1].functor;
+  return call == "**" ? "*" : call;
+}
+
+}  // namespace
+
+void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
+  std::string glob = syscall_glob(point);
+  if (glob.empty() || tracefs_root_ == "-" || !sources_) return;
+  if (!syscall_table_ && !load_syscall_table()) {
+    tracefs_root_ = "-";
+    return;
+  }
+  if (tracefs_root_.empty()) {
+    std::string error;
+    tracefs_root_ = tracefs::find_root(error);
+    if (tracefs_root_.empty()) {
+      tracefs_root_ = "-";
+      return;
+    }
+  }
+  std::vector<std::string> names;
+  for (std::string& n : list_syscalls(tracefs_root_, glob))
+    if (syscalls_generated_.insert(n).second) names.push_back(std::move(n));
+  if (names.empty()) return;
+  std::vector<SyscallFormat> calls = read_syscall_formats(tracefs_root_, names);
+  std::string text = generate_syscall_aliases(calls, *syscall_table_);
+  const std::string path = "<syscall tapset: " + glob + ">";
+  add_file(sources_->add(path, std::move(text), FileOrigin::tapset), path);
 }
 
 // Private functions and globals are visible only inside their own file,
@@ -156,6 +227,7 @@ ast::VarDecl* TapsetLibrary::need_global(const std::string& name, Program& progr
 // the point is a provider's as it stands.
 std::vector<ast::AliasDecl*> TapsetLibrary::need_aliases(const ast::ProbePoint& point,
                                                          Program& program) {
+  generate_syscalls(point);
   std::vector<const Entry<ast::AliasDecl>*> full, prefix;
   size_t longest = 0;
   for (const Entry<ast::AliasDecl>& e : aliases_) {

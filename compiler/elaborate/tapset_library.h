@@ -6,16 +6,24 @@
 // program only when the script needs a name it defines: a function, a
 // global, or a probe alias.  Pulling a file in can make it need others;
 // the resolver asks again for each name that is still unresolved.
+//
+// The syscall aliases (syscall.NAME, nd_syscall.NAME and their .return)
+// are not files: they are generated from tracefs (elaborate/
+// syscall_tapset.h) the first time a probe point names them, and only
+// for the calls the point can match, so scripts without syscall probes
+// never pay for reading ~360 format files.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ast/ast.h"
 #include "base/diagnostics.h"
 #include "elaborate/program.h"
+#include "elaborate/syscall_tapset.h"
 #include "parse/preprocessor.h"
 
 namespace stap {
@@ -42,9 +50,13 @@ class TapsetLibrary {
   // match alias names component by component, as stap does).
   std::vector<ast::AliasDecl*> need_aliases(const ast::ProbePoint& point, Program& program);
 
-  // Every alias of the library, for `stap -l` listings.
+  // Every alias of the library loaded or generated so far (the syscall
+  // aliases a point has not asked for are not among them).
   std::vector<ast::AliasDecl*> all_aliases() const;
   size_t file_count() const { return files_.size(); }
+  // Where the syscall aliases are generated from: tracefs's mount point
+  // unless set (tests give a directory with events/syscalls/*/format).
+  void set_tracefs_root(std::string root) { tracefs_root_ = std::move(root); }
   size_t files_used() const;
 
  private:
@@ -61,6 +73,23 @@ class TapsetLibrary {
   };
   void use(LibraryFile& f, Program& program, SourceLoc at);
   void index(size_t file_index);
+  // Adds one parsed file to the library; false when it had errors.
+  bool add_file(FileId id, const std::string& path);
+  // Generates the syscall aliases `point` can match that are not there yet.
+  void generate_syscalls(const ast::ProbePoint& point);
+  bool load_syscall_table();
+
+  // What load() was given, kept for files added later (the syscall aliases).
+  PreprocessorEnv env_;
+  MacroTable* macros_ = nullptr;
+  ast::Arena* arena_ = nullptr;
+  Diagnostics* diags_ = nullptr;
+  std::vector<std::string> dirs_;
+  // Syscall generation: tracefs root ("" until looked up, "-" when none),
+  // the decoding table, and the calls whose aliases exist.
+  std::string tracefs_root_;
+  std::unique_ptr<SyscallTable> syscall_table_;
+  std::set<std::string> syscalls_generated_;
   std::vector<LibraryFile> files_;
   SourceManager* sources_ = nullptr;
   std::multimap<std::string, Entry<ast::FunctionDecl>> functions_;
