@@ -8,15 +8,13 @@
 #include <fstream>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <sstream>
 
 #include "driver/backend.h"
 #include "driver/cache.h"
 #include "driver/frontend.h"
-#include "elaborate/alias_expansion.h"
+#include "driver/listing.h"
 #include "elaborate/program.h"
-#include "elaborate/providers/provider.h"
 #include "loader/object_file.h"
 #include "loader/session_run.h"
 #include "parse/printer.h"
@@ -81,61 +79,11 @@ FrontendConfig frontend_config(const Options& o) {
   c.elaborate.guru = o.guru;
   c.elaborate.global_var_display = o.global_var_display;
   c.elaborate.list_mode = !o.list_pattern.empty();
+  c.elaborate.list_types = o.list_with_vars;
   c.suppress_warnings = o.suppress_warnings;
   c.warnings_are_errors = o.warnings_are_errors;
   return c;
 }
-
-// How `stap -l` names one derived probe: the alias name the user's point
-// matched (plus the components past it), or the concrete point.
-std::string listed_name(const DerivedProbe& p) {
-  const ast::ProbeDecl& decl = *p.decl;
-  if (decl.via_aliases.empty() || !decl.origin) return p.point->to_string();
-  const ast::AliasDecl& outer = *decl.via_aliases.back();
-  for (const ast::ProbePoint* user : decl.origin->points) {
-    for (const ast::ProbePoint* name : outer.names) {
-      AliasMatch m = match_alias_name(*user, *name);
-      if (m.kind == AliasMatch::Kind::none) continue;
-      ast::ProbePoint listed;
-      listed.components = name->components;
-      for (size_t i = m.length; i < user->components.size(); ++i)
-        listed.components.push_back(user->components[i]);
-      return listed.to_string();
-    }
-  }
-  return p.point->to_string();
-}
-
-// -l / -L: elaborate "probe PATTERN {}" and print each resolved point once,
-// sorted, as stap does.
-int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream& err) {
-  if (o.list_with_vars) {
-    err << "stap: -L (probe points with their variables) is not supported yet; "
-           "use -l to list the points.\n";
-    return 1;
-  }
-  Diagnostics& diags = fe.diagnostics();
-  bool ok = fe.load_tapsets() && fe.parse_script("<input>", "probe " + o.list_pattern + " {}");
-  for (const std::string& extra : o.extra_scripts) ok = fe.parse_script("<input>", extra) && ok;
-  ok = ok && fe.elaborate();
-  diags.flush(err);
-  if (!ok) return 1;
-  FileId listed_file = fe.program().files.front()->id;
-  std::set<std::string> points;
-  for (const DerivedProbe& p : fe.program().probes) {
-    const ast::ProbeDecl* user = p.decl->origin ? p.decl->origin : p.decl;
-    if (user->loc.file != listed_file) continue;
-    // A family resolved later lists what it matches here (each tracepoint).
-    if (p.provider && p.point && p.provider->resolved_later() && p.decl->via_aliases.empty()) {
-      for (std::string& name : p.provider->list_points(*p.point)) points.insert(std::move(name));
-      continue;
-    }
-    points.insert(listed_name(p));
-  }
-  for (const std::string& p : points) out << p << "\n";
-  return 0;
-}
-
 
 // The object of a run: its cache key (also its default name) and where
 // the cache keeps it ("" when there is no cache: no home directory).

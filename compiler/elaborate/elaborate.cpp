@@ -9,6 +9,23 @@
 
 namespace stap {
 
+namespace {
+
+// stap -L prints each probe's locals with their types: resolution and
+// inference over everything, without elision, carrying on past errors
+// (stap lists what it could type and calls the rest "unknown").
+void type_for_listing(Program& program, TapsetLibrary& library, ast::Arena& arena,
+                      SourceManager& sources, Diagnostics& diags) {
+  for (;;) {
+    if (!resolve_program(program, library, arena, diags)) break;
+    if (program.expanded_files == program.files.size()) break;
+    if (!expand_aliases(program, library, arena, sources, diags)) break;
+  }
+  typecheck_program(program, diags, /*report_unresolved=*/false);
+}
+
+}  // namespace
+
 // The steps of program.h, in order.  stap elides unused code before it
 // checks types, so a conflict in code it elides (`probe begin { x = 1;
 // x = "s" }`) goes unreported and the script fails with "no probes found".
@@ -21,8 +38,12 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
   auto ok = [&] { return diags.error_count() == errors; };
 
   // 1-3: tapset aliases and providers.
-  if (!expand_aliases(program, library, arena, sources, diags)) return false;
-  if (options.list_mode) return ok();
+  bool expanded = expand_aliases(program, library, arena, sources, diags);
+  if (options.list_mode) {
+    if (options.list_types) type_for_listing(program, library, arena, sources, diags);
+    return ok();
+  }
+  if (!expanded) return false;
 
   // 4: resolution can pull tapset files in; their probes join the program
   // and are resolved in turn.

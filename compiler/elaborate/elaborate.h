@@ -16,6 +16,7 @@ struct ElaborateOptions {
   bool guru = false;                 // -g
   bool global_var_display = true;    // --no-global-var-display turns it off
   bool list_mode = false;            // -l/-L: probes need no body checks
+  bool list_types = false;           // -L: locals resolved and typed, as far as they go
 };
 
 // `program.files` holds the user's files on entry (the first is the main
