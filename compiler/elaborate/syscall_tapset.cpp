@@ -63,7 +63,8 @@ bool is_keyword(const std::string& w) {
   static const std::set<std::string> words = {
       "probe", "global", "function", "if",    "else",   "for",   "foreach",
       "in",    "limit",  "return",   "delete", "while", "break", "continue",
-      "next",  "string", "long",     "try",   "catch",  "private", "name", "argstr"};
+      "next",  "string", "long",     "try",   "catch",  "private", "name", "argstr",
+      "argv",  "argc"};
   return words.count(w) > 0;
 }
 
