@@ -122,13 +122,29 @@ class TracepointProvider : public ProbeProvider {
   static bool matching_events(const ast::ProbePoint& point, std::vector<tracefs::Event>& out) {
     const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
     if (!lit || point.components[1].functor != "trace") return false;
-    std::string error;
-    std::string root = tracefs::find_root(error);
-    std::vector<tracefs::Event> all;
-    if (root.empty() || !tracefs::list_events(root, all, error)) return false;
+    const EventList& events = event_list();
+    if (!events.known) return false;
     auto [system, name] = split_spec(lit->value);
-    out = tracefs::match_events(all, system, name);
+    out = tracefs::match_events(events.all, system, name);
     return true;
+  }
+
+  // tracefs's root and its list of events, read once per process: pass 2
+  // asks about each of hundreds of syscall aliases' points (-L, '?').
+  struct EventList {
+    bool known = false;
+    std::string root;
+    std::vector<tracefs::Event> all;
+  };
+  static const EventList& event_list() {
+    static const EventList list = [] {
+      EventList l;
+      std::string error;
+      l.root = tracefs::find_root(error);
+      l.known = !l.root.empty() && tracefs::list_events(l.root, l.all, error);
+      return l;
+    }();
+    return list;
   }
 
   // "sys:name" -> {"sys", "name"}; "name" -> {"", "name"} (any system).
@@ -143,14 +159,13 @@ class TracepointProvider : public ProbeProvider {
     static std::map<std::string, std::vector<tracefs::Format>> cache;
     auto [it, fresh] = cache.try_emplace(spec);
     if (!fresh) return it->second;
-    std::string error;
-    std::string root = tracefs::find_root(error);
-    std::vector<tracefs::Event> all;
-    if (root.empty() || !tracefs::list_events(root, all, error)) return it->second;
+    const EventList& events = event_list();
+    if (!events.known) return it->second;
     auto [system, name] = split_spec(spec);
-    for (const tracefs::Event& e : tracefs::match_events(all, system, name)) {
+    std::string error;
+    for (const tracefs::Event& e : tracefs::match_events(events.all, system, name)) {
       tracefs::Format f;
-      if (tracefs::read_format(root, e, f, error)) it->second.push_back(std::move(f));
+      if (tracefs::read_format(events.root, e, f, error)) it->second.push_back(std::move(f));
     }
     return it->second;
   }
