@@ -167,6 +167,8 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       break;
     case 'E': o_.extra_scripts.push_back(arg); break;
     case 'l': case 'L':
+      if (!o_.list_pattern.empty())
+        return fail("ERROR: only one of the -l/-L/--dump-* switches may be specified");
       o_.list_pattern = arg;
       o_.list_with_vars = c == 'L';
       break;
@@ -290,6 +292,11 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
   // getopt permuted argv (not `words`): the operands are argv[optind..].
   std::vector<std::string> rest(argv.begin() + optind, argv.begin() + argc);
   size_t next = 0;
+  // -l/-L elaborate the pattern alone: the operands are script arguments.
+  if (!o_.list_pattern.empty() && have_e_)
+    return usage_error_plain("Cannot specify a script with -l/-L/--dump-* switches.");
+  if (!o_.list_pattern.empty() && o_.last_pass != 5)
+    return usage_error_plain("Cannot specify -p with -l/-L/--dump-* switches.");
   bool need_script = !have_e_ && o_.list_pattern.empty();
   if (need_script) {
     if (rest.empty()) return usage_error("a script is needed: FILE, - (stdin) or -e SCRIPT");
