@@ -15,7 +15,7 @@ constexpr size_t kLinksPerThread = 1;
 }  // namespace
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
-                  std::string& error) {
+                  std::set<std::string>& attached, std::string& error) {
   bpf_program* prog = bpf_object__find_program_by_name(obj, p.program_name.c_str());
   if (!prog) {
     error = "the compiled object has no program for probe " + p.pp;
@@ -23,6 +23,9 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
   }
   switch (p.kind) {
     case ir::ProbeKind::tracepoint: return attach_tracepoint(prog, p, links, error);
+    case ir::ProbeKind::syscall:
+      if (!attached.insert(p.program_name).second) return true;
+      return attach_syscall(prog, p, links, error);
     case ir::ProbeKind::begin:
     case ir::ProbeKind::end:
     case ir::ProbeKind::error:

@@ -26,3 +26,23 @@ bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, std::vector<bpf_li
 }
 
 }  // namespace stap
+
+namespace stap {
+
+// Syscall probes: the dispatching program of their direction, on the raw
+// tracepoint (no tracefs needed; detaching it is immediate, where each
+// perf-event tracepoint waits for RCU grace periods).
+bool attach_syscall(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
+                    std::string& error) {
+  const char* raw = p.event.starts_with("sys_exit") ? "sys_exit" : "sys_enter";
+  bpf_link* link = bpf_program__attach_raw_tracepoint(prog, raw);
+  if (!link) {
+    error = "cannot attach probe " + p.pp + " to raw tracepoint " + raw + ": " +
+            std::strerror(errno);
+    return false;
+  }
+  links.push_back(link);
+  return true;
+}
+
+}  // namespace stap

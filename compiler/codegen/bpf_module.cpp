@@ -181,6 +181,25 @@ Function* BpfModule::begin_program(const std::string& name, const std::string& s
   return fn;
 }
 
+Function* BpfModule::begin_subprogram(const std::string& name) {
+  auto* fn = Function::Create(FunctionType::get(i32, {ptr}, false), GlobalValue::InternalLinkage,
+                              name, *mod_);
+  fn->addFnAttr(Attribute::NoUnwind);
+  fn->addFnAttr(Attribute::NoInline);
+  fn->getArg(0)->setName("ctx");
+  // Local in debug info too, or the verifier checks it as a global function.
+  auto* sp = dib_.createFunction(file_, name, "", file_, 1, prog_type_, 1, DINode::FlagPrototyped,
+                                 DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized |
+                                     DISubprogram::SPFlagLocalToUnit);
+  fn->setSubprogram(sp);
+  dib_.createParameterVariable(sp, "ctx", 1, file_, 1, di_voidptr_, true);
+  cur_fn_ = fn;
+  cur_sp_ = sp;
+  b_.SetInsertPoint(BasicBlock::Create(ctx_, "entry", fn));
+  set_line(1);
+  return fn;
+}
+
 Function* BpfModule::add_callback(const std::string& name, DILocation*& loc) {
   auto* fn = Function::Create(FunctionType::get(i64, {ptr, ptr, ptr, ptr}, false),
                               GlobalValue::InternalLinkage, name, *mod_);

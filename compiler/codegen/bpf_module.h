@@ -97,6 +97,10 @@ class BpfModule {
   // Starts `int name(void *ctx)` in `section`; the builder is placed in
   // its entry block.
   llvm::Function* begin_program(const std::string& name, const std::string& section);
+  // Starts a static `int name(void *ctx)` that programs call (a probe body
+  // a dispatching program runs); not inlined, so each body keeps its own
+  // 512-byte stack frame however many one program dispatches to.
+  llvm::Function* begin_subprogram(const std::string& name);
   void set_line(unsigned line);
   // A static `long name(void *map, void *key, void *value, void *ctx)`, the
   // callback shape of bpf_for_each_map_elem; `loc` gets a debug location

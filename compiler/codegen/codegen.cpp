@@ -117,7 +117,10 @@ const ir::Probe* shared_program(const ir::Module& m, size_t index) {
   bool named = uses_probe_name(m, p.body);
   for (size_t j = 0; j < index; ++j) {
     const ir::Probe& q = m.probes[j];
-    if (q.program_name.empty() || q.slots != p.slots || (named && q.pp != p.pp)) continue;
+    bool same_side = q.event.starts_with("sys_exit") == p.event.starts_with("sys_exit");
+    if (q.program_name.empty() || q.kind != p.kind || !same_side || q.slots != p.slots ||
+        (named && q.pp != p.pp))
+      continue;
     if (same_tree(m, q.body, p.body)) return &q;
   }
   return nullptr;
@@ -125,31 +128,77 @@ const ir::Probe* shared_program(const ir::Module& m, size_t index) {
 
 // Programs for the kernel-context probes; false with `error` set when one
 // uses what kernel context cannot run.
+// Syscall probes: each body a subprogram, then one raw sys_enter and one
+// raw sys_exit program calling them by the call's number.  Every syscall
+// probe of a direction then names that program; the loader attaches it once.
+bool emit_syscall_programs(ModuleState& ms, std::string& error) {
+  for (bool exit : {false, true}) {
+    std::vector<std::pair<int64_t, llvm::Function*>> bodies;
+    std::vector<ir::Probe*> probes;
+    for (ir::Probe& p : ms.ir.probes) {
+      if (p.context != ir::Context::kernel || p.kind != ir::ProbeKind::syscall ||
+          p.event.starts_with("sys_exit") != exit)
+        continue;
+      llvm::Function* body = ms.bpf.module().getFunction(p.program_name);
+      bodies.emplace_back(p.syscall_nr, body);
+      probes.push_back(&p);
+    }
+    // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
+    // runtime helpers included), and syscall.* has ~360 bodies: past
+    // kBodiesPerProgram distinct bodies the next dispatcher starts.  Each
+    // attaches to the same raw tracepoint, in order.
+    constexpr size_t kBodiesPerProgram = 128;
+    size_t first = 0;
+    for (int part = 0; first < probes.size(); ++part) {
+      std::set<llvm::Function*> distinct;
+      size_t end = first;
+      while (end < probes.size() &&
+             (distinct.count(bodies[end].second) || distinct.size() < kBodiesPerProgram))
+        distinct.insert(bodies[end++].second);
+      std::string name = std::string(exit ? "syscall_exit" : "syscall_enter") +
+                         (part ? "_" + std::to_string(part) : "");
+      std::vector<std::pair<int64_t, llvm::Function*>> chunk(bodies.begin() + long(first),
+                                                             bodies.begin() + long(end));
+      try {
+        ProgramEmitter(ms, *probes[first]).emit_syscall_dispatch(name, exit, chunk);
+      } catch (const CodegenError& e) {
+        error = e.what();
+        return false;
+      }
+      for (size_t i = first; i < end; ++i) probes[i]->program_name = name;
+      first = end;
+    }
+  }
+  return true;
+}
+
 bool emit_programs(ModuleState& ms, std::string& error) {
   for (ir::Probe& p : ms.ir.probes) p.program_name.clear();
   for (size_t i = 0; i < ms.ir.probes.size(); ++i) {
     ir::Probe& p = ms.ir.probes[i];
     if (p.context != ir::Context::kernel) continue;
-    if (p.kind != ir::ProbeKind::tracepoint) {
+    if (p.kind != ir::ProbeKind::tracepoint && p.kind != ir::ProbeKind::syscall) {
       error = std::string("no kernel-context code for ") + ir::probe_kind_name(p.kind) + " probes";
       return false;
     }
     // The loader attaches each probe's program by name to the probe's own
-    // tracepoint, whatever event the program's section names.
+    // tracepoint, whatever event the program's section names.  A syscall
+    // probe names its body here, its dispatching program below.
     if (const ir::Probe* q = shared_program(ms.ir, i)) {
       p.program_name = q->program_name;
       continue;
     }
-    std::string name = "probe_" + std::to_string(i);
+    bool syscall = p.kind == ir::ProbeKind::syscall;
+    std::string name = (syscall ? "syscall_body_" : "probe_") + std::to_string(i);
     try {
-      ProgramEmitter(ms, p).emit(name, "tracepoint/" + p.system + "/" + p.event);
+      ProgramEmitter(ms, p).emit(name, syscall ? "" : "tracepoint/" + p.system + "/" + p.event);
     } catch (const CodegenError& e) {
       error = std::string(e.what()) + " in probe " + p.pp;
       return false;
     }
     p.program_name = name;
   }
-  return true;
+  return emit_syscall_programs(ms, error);
 }
 
 // Replaces the placeholders with the scratch map, sized now that every

@@ -140,6 +140,7 @@ Value* ProgramEmitter::expr(const ir::Node* n) {
     case Op::exit: exit_record(); return nullptr;
     case Op::print_hist: return array_op(n);
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc: return tp_read(n);
+    case Op::sys_arg: case Op::sys_nr: case Op::sys_ret: return sys_read(n);
     case Op::regex_match:
       unsupported(n, "regular expression matching needs user context");
     case Op::any: unsupported(n, "array slices ('*') need user context");

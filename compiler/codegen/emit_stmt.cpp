@@ -13,7 +13,7 @@ ProgramEmitter::ProgramEmitter(ModuleState& ms, const ir::Probe& probe)
     : ms_(ms), m_(ms.bpf), b_(ms.bpf.b()), probe_(probe) {}
 
 void ProgramEmitter::emit(const std::string& name, const std::string& section) {
-  fn_ = m_.begin_program(name, section);
+  fn_ = section.empty() ? m_.begin_subprogram(name) : m_.begin_program(name, section);
   ctx_ = fn_->getArg(0);
   prologue();
   Frame f;

@@ -56,8 +56,14 @@ struct ModuleState {
 class ProgramEmitter {
  public:
   ProgramEmitter(ModuleState& ms, const ir::Probe& probe);
-  // Builds the program; throws CodegenError.
+  // Builds the program; throws CodegenError.  An empty section builds the
+  // body as a static subprogram instead, for a dispatching program to call.
   void emit(const std::string& name, const std::string& section);
+  // The raw sys_enter (or sys_exit) program of syscall probes
+  // (emit_syscall.cpp): in order, each body runs when the call's number is
+  // its number, or for every call when that is -1.
+  void emit_syscall_dispatch(const std::string& name, bool exit,
+                             const std::vector<std::pair<int64_t, llvm::Function*>>& bodies);
 
  private:
   struct Frame {
@@ -92,6 +98,9 @@ class ProgramEmitter {
   llvm::Value* logical(const ir::Node* n);
   llvm::Value* conditional(const ir::Node* n);
   llvm::Value* tp_read(const ir::Node* n);
+  // emit_syscall.cpp: sys_arg, sys_nr, sys_ret
+  llvm::Value* sys_read(const ir::Node* n);
+  llvm::Value* saved_register(llvm::Value* regs, int64_t offset);
   llvm::Value* truth(llvm::Value* v);
 
   // emit_globals.cpp: scalars, arrays, statistics

@@ -199,8 +199,10 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
   BodyState state;
   state.context = probe.context;
   state.slots = &probe.slots;
-  if (probe.kind == ir::ProbeKind::tracepoint)
+  if (probe.kind == ir::ProbeKind::tracepoint || probe.kind == ir::ProbeKind::syscall) {
     state.event = event_format({probe.system, probe.event}, dp.point->components[0].loc);
+    syscall_context(state, probe, dp.point->components[0].loc);
+  }
   for (const ast::VarDecl* l : dp.decl->locals) state.slot_of.emplace(l, add_slot(probe.slots, l));
   body_ = &state;
   ir::Node* body = dp.decl->body ? stmt(dp.decl->body) : make(ir::Op::block);

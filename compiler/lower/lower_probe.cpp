@@ -127,6 +127,7 @@ void Lowerer::lower_trace_points(const DerivedProbe& dp) {
     probe.system = e.system;
     probe.event = e.name;
     probe.pp = "kernel.trace(\"" + e.system + ":" + e.name + "\")";
+    syscall_probe(probe, e);
     lower_body(dp, std::move(probe));
   }
 }

@@ -56,7 +56,8 @@ std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
   if (t->name.starts_with("$$"))
     return t->name == "$$vars" || t->name == "$$parms" || t->name == "$$locals" ||
            t->name == "$$name" || t->name == "$$system";
-  const tracefs::Field* f = body_->event->find(t->name.substr(1));
+  const tracefs::Format* owner = nullptr;
+  const tracefs::Field* f = syscall_field(t->name.substr(1), owner);
   return f && visible(*f);
 }
 
@@ -77,18 +78,23 @@ ir::Node* Lowerer::target(ast::TargetSymbol& n, bool any_type) {
   if (n.name == "$$system") return str(event->system);
   if (n.name == "$$locals") return str("");
   if (n.name == "$$vars" || n.name == "$$parms") return all_fields(*event, n);
-  const tracefs::Field* f = event->find(n.name.substr(1));
+  const tracefs::Format* owner = event;
+  const tracefs::Field* f = syscall_field(n.name.substr(1), owner);
   if (!f || !visible(*f) || n.name.starts_with("$$")) {
     std::string alternatives = "$$parms, $$vars";
     for (const tracefs::Field& g : event->fields)
       if (visible(g)) alternatives += ", $" + g.name;
+    if (body_->syscall_exit) alternatives += ", $return";
+    if (body_->entry_event && body_->syscall_raw)
+      for (const tracefs::Field& g : body_->entry_event->fields)
+        if (visible(g) && !event->find(g.name)) alternatives += ", $" + g.name;
     alternatives += ", $$name, $$system";
     error(n.loc, "unable to find tracepoint variable '" + n.name + "' (alternatives: " +
                      alternatives + ")",
           token);
     return num(0);
   }
-  ir::Node* read = field_read(*f, n);
+  ir::Node* read = syscall_read(field_read(*f, n), *f, *owner, n);
   if (!read) return num(0);
   ir::Type wanted = ir_type(n.type);
   if (n.pretty) return pretty(read);
@@ -174,7 +180,7 @@ ir::Node* Lowerer::all_fields(const tracefs::Format& event, const ast::TargetSym
       ast::TargetSymbol whole;
       whole.name = "$" + f.name;
       whole.loc = n.loc;
-      read = field_read(f, whole);
+      read = syscall_read(field_read(f, whole), f, event, whole);
     }
     // Arrays other than strings have no one value to show; they are left
     // out rather than shown wrongly.

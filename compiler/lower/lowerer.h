@@ -43,6 +43,12 @@ struct BodyState {
   std::vector<ir::Type>* slots = nullptr;
   std::unordered_map<const ast::VarDecl*, int> slot_of;
   const tracefs::Format* event = nullptr;  // kernel.trace probes
+  // A system call probe (ProbeKind::syscall, or a syscalls:* tracepoint
+  // whose number is unknown): its direction, and for an exit the entry
+  // event's format, whose arguments stay readable there.
+  bool syscall_raw = false;                // read through the saved registers
+  bool syscall_exit = false;
+  const tracefs::Format* entry_event = nullptr;
   bool in_function = false;
 };
 
@@ -113,6 +119,11 @@ class Lowerer {
   ir::Node* field_read(const tracefs::Field& f, const ast::TargetSymbol& n);
   ir::Node* pretty(ir::Node* read);
   ir::Node* all_fields(const tracefs::Format& event, const ast::TargetSymbol& n);
+  // System call fields (lower_syscall.cpp).
+  void syscall_context(BodyState& state, const ir::Probe& probe, SourceLoc loc);
+  const tracefs::Field* syscall_field(const std::string& name, const tracefs::Format*& owner);
+  ir::Node* syscall_read(ir::Node* read, const tracefs::Field& f, const tracefs::Format& owner,
+                         const ast::TargetSymbol& n);
 
   // ---- probe points (lower_probe.cpp)
   void lower_probe(const DerivedProbe& dp);
@@ -126,6 +137,7 @@ class Lowerer {
   const tracefs::Format* event_format(const tracefs::Event& e, SourceLoc loc);
   void unsupported_point(const DerivedProbe& dp);
   void lower_trace_points(const DerivedProbe& dp);
+  void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
 
   const Program& program_;
   const LowerOptions& options_;

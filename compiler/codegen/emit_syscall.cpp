@@ -1,0 +1,105 @@
+// System call probes (ir::ProbeKind::syscall): the raw sys_enter/sys_exit
+// programs that dispatch on the call's number, and the reads of the
+// thread's saved user registers.
+//
+// A raw tracepoint's context is its arguments as u64s:
+//   sys_enter(struct pt_regs *regs, long id)
+//   sys_exit(struct pt_regs *regs, long ret)
+// The registers are kernel memory, read with bpf_probe_read_kernel; their
+// layout is x86_64's struct pt_regs (ABI, fixed since the syscall entry
+// code was written in C), so the offsets are constants here.
+#include "codegen/emitter.h"
+
+#include <llvm/IR/Instructions.h>
+
+namespace stap::codegen {
+
+using namespace llvm;
+
+namespace {
+
+// struct pt_regs (arch/x86/include/asm/ptrace.h), x86_64.
+constexpr int64_t kRegR10 = 56, kRegR9 = 64, kRegR8 = 72, kRegDx = 96, kRegSi = 104,
+                  kRegDi = 112, kRegOrigAx = 120, kRegCs = 136;
+// The argument registers of the x86_64 syscall ABI, in order.
+constexpr int64_t kArgRegs[6] = {kRegDi, kRegSi, kRegDx, kRegR10, kRegR8, kRegR9};
+// The code segment of a 32-bit task (__USER32_CS): its numbers are the
+// i386 table's, which the syscalls:* events ignore, and so do we.
+constexpr int64_t kUser32Cs = 0x23;
+
+}  // namespace
+
+Value* ProgramEmitter::saved_register(Value* regs, int64_t offset) {
+  AllocaInst* tmp = m_.entry_alloca(m_.i64, "reg");
+  b_.CreateStore(i64c(0), tmp);
+  helper(kProbeReadKernel, m_.i64, {tmp, i64c(8), byte_ptr(regs, offset)});
+  return b_.CreateLoad(m_.i64, tmp);
+}
+
+Value* ProgramEmitter::sys_read(const ir::Node* n) {
+  bool exit = probe_.event.starts_with("sys_exit");
+  auto context_word = [&](int64_t index) {
+    return b_.CreateLoad(m_.i64, byte_ptr(ctx_, index * 8));
+  };
+  auto regs = [&]() { return b_.CreateIntToPtr(context_word(0), m_.ptr); };
+  switch (n->op) {
+    case ir::Op::sys_nr:
+      return exit ? saved_register(regs(), kRegOrigAx) : context_word(1);
+    case ir::Op::sys_ret:
+      if (!exit) throw CodegenError("a system call's return value is read in its entry probe");
+      return context_word(1);
+    default: break;
+  }
+  if (n->a < 0 || n->a > 5) throw CodegenError("system call argument out of range");
+  Value* v = saved_register(regs(), kArgRegs[n->a]);
+  if (n->b == 8) return v;
+  Value* narrow = b_.CreateTrunc(v, b_.getIntNTy(unsigned(8 * n->b)));
+  return n->c ? b_.CreateSExt(narrow, m_.i64) : b_.CreateZExt(narrow, m_.i64);
+}
+
+void ProgramEmitter::emit_syscall_dispatch(
+    const std::string& name, bool exit,
+    const std::vector<std::pair<int64_t, Function*>>& bodies) {
+  fn_ = m_.begin_program(name, exit ? "raw_tp/sys_exit" : "raw_tp/sys_enter");
+  ctx_ = fn_->getArg(0);
+  Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
+  Value* nr = exit ? saved_register(regs, kRegOrigAx)
+                   : b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
+  Value* native = nullptr;  // computed once, when a numbered body needs it
+  auto run = [&](Function* body) { b_.CreateCall(body, {ctx_}); };
+  for (size_t i = 0; i < bodies.size();) {
+    if (bodies[i].first < 0) {
+      run(bodies[i++].second);
+      continue;
+    }
+    // A run of numbered bodies becomes one switch; bodies of one number
+    // run in probe order.
+    if (!native) {
+      Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
+      native = b_.CreateICmpNE(cs, i64c(kUser32Cs));
+    }
+    BasicBlock* after = block("after_switch");
+    BasicBlock* check = block("dispatch");
+    b_.CreateCondBr(native, check, after);
+    b_.SetInsertPoint(check);
+    SwitchInst* sw = b_.CreateSwitch(nr, after);
+    std::map<int64_t, BasicBlock*> cases;
+    for (; i < bodies.size() && bodies[i].first >= 0; ++i) {
+      auto [it, fresh] = cases.try_emplace(bodies[i].first, nullptr);
+      if (fresh) {
+        it->second = block("call");
+        sw->addCase(cast<ConstantInt>(i64c(bodies[i].first)), it->second);
+        IRBuilderBase::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(it->second);
+        b_.CreateBr(after);
+      }
+      IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(it->second->getTerminator());
+      run(bodies[i].second);
+    }
+    b_.SetInsertPoint(after);
+  }
+  b_.CreateRet(b_.getInt32(0));
+}
+
+}  // namespace stap::codegen
