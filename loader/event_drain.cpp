@@ -101,6 +101,14 @@ DecodedRecord RecordDecoder::decode(const void* data, size_t size) const {
     case STAP_REC_EXIT: return DecodedRecord{DecodedRecord::Kind::exit, {}};
     case STAP_REC_ERROR: return decode_error(header.id, payload, n);
     case STAP_REC_PRINT_HIST: return decode_hist(header.id, payload, n);
+    case STAP_REC_WARN:
+    case STAP_REC_LOG: {
+      std::string message;
+      Reader(payload, n).string_slot(n, message);
+      if (header.kind == STAP_REC_LOG) return DecodedRecord{DecodedRecord::Kind::print, message + "\n"};
+      return DecodedRecord{DecodedRecord::Kind::warn, std::move(message)};
+    }
+    case STAP_REC_ABORT: return DecodedRecord{DecodedRecord::Kind::abort, {}};
   }
   return malformed("unknown record kind " + std::to_string(header.kind));
 }

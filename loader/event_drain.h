@@ -28,9 +28,9 @@
 namespace stap {
 
 struct DecodedRecord {
-  enum class Kind { print, exit, error, malformed } kind = Kind::malformed;
+  enum class Kind { print, exit, error, malformed, warn, abort } kind = Kind::malformed;
   std::string text;  // print: the bytes to write; error: the ERROR line's
-                     // message; malformed: what was wrong
+                     // message; warn: the WARNING's; malformed: what was wrong
 };
 
 // Reads a statistic (global, key) merged over CPUs; nullopt when absent.

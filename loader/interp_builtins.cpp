@@ -18,6 +18,8 @@
 
 #include <zlib.h>
 
+#include "base/errno_names.h"
+#include "base/syscall_table.h"
 #include "interpreter_impl.h"
 #include "printf_output.h"
 
@@ -299,10 +301,12 @@ Value b_ngroups(Impl& in, Args&, const Node& n) {
   return num(static_cast<int64_t>(in.last_groups.size()));
 }
 
-Value b_errno_str(Impl&, Args& a, const Node&) {
-  int64_t e = a[0].num < 0 ? -a[0].num : a[0].num;
-  const char* name = e > 0 && e < 4096 ? strerrorname_np(static_cast<int>(e)) : nullptr;
-  return str(name ? name : "");
+// stap's own table (base/errno_names.h), not the C library's: it names
+// fewer numbers.
+Value b_errno_str(Impl&, Args& a, const Node&) { return str(std::string(errnos::name(a[0].num))); }
+
+Value b_syscall_name(Impl&, Args& a, const Node&) {
+  return str(std::string(syscalls::name(a[0].num)));
 }
 
 // indent()/thread_indent(): "%6d %s:%-*s" of the microseconds since the
@@ -340,6 +344,12 @@ Value b_randint(Impl& in, Args& a, const Node& n) {
 Value b_mkdev(Impl&, Args& a, const Node&) { return num((a[0].num << 20) | (a[1].num & 0xfffff)); }
 Value b_major(Impl&, Args& a, const Node&) { return num(static_cast<int64_t>(static_cast<uint64_t>(a[0].num) >> 20)); }
 Value b_minor(Impl&, Args& a, const Node&) { return num(a[0].num & 0xfffff); }
+// The kernel's new_decode_dev() of a 32-bit user-space dev_t, as a kernel one.
+Value b_usrdev2kerndev(Impl&, Args& a, const Node&) {
+  uint64_t dev = static_cast<uint64_t>(a[0].num) & 0xffffffff;
+  uint64_t major = (dev & 0xfff00) >> 8, minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+  return num(static_cast<int64_t>((major << 20) | minor));
+}
 
 // ---------------------------------------------------------------- symbols
 
@@ -406,6 +416,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"errno_str", {b_errno_str, 1, 1}}, {"indent", {b_indent, 1, 1}},
       {"thread_indent", {b_thread_indent, 1, 1}}, {"randint", {b_randint, 1, 1}},
       {"MKDEV", {b_mkdev, 2, 2}}, {"MAJOR", {b_major, 1, 1}}, {"MINOR", {b_minor, 1, 1}},
+      {"usrdev2kerndev", {b_usrdev2kerndev, 1, 1}}, {"syscall_name", {b_syscall_name, 1, 1}},
       {"symname", {b_symname, 1, 1}}, {"symdata", {b_symdata, 1, 1}},
       {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
   };

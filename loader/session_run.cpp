@@ -204,6 +204,7 @@ bool Session::init_globals() {
   h.target_pid = options_.command.empty() ? options_.target_pid : child_.pid();
   // bpf_ktime_get_ns() is CLOCK_MONOTONIC; gettimeofday_*() add this.
   h.realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  h.runtime_pid = getpid();
   __atomic_store_n(&h.state, STAP_STATE_STARTING, __ATOMIC_SEQ_CST);
 
   InterpreterHost host;
@@ -264,11 +265,10 @@ void Session::run_user_probe(size_t index) {
 }
 
 bool Session::attach_all() {
-  std::set<std::string> attached;
   for (const ir::Probe& p : module_.probes) {
     if (p.context != ir::Context::kernel) continue;
     std::string error;
-    if (!attach_probe(obj_, p, links_, attached, error)) {
+    if (!attach_probe(obj_, p, links_, error)) {
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       return false;
     }
@@ -393,6 +393,11 @@ int Session::on_record(void* ctx, void* data, size_t size) {
       if (s.stop_ == Stop::errors) s.close_to_kernel();
       break;
     case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
+    case DecodedRecord::Kind::warn: s.warn(r.text); break;
+    case DecodedRecord::Kind::abort:
+      s.request_stop(Stop::abort);
+      s.close_to_kernel();
+      break;
   }
   return 0;
 }

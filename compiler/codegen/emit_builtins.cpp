@@ -7,6 +7,7 @@
 #include "base/format_string.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "ir/kernel_builtins.h"
 
 using namespace llvm;
 
@@ -69,6 +70,7 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     b_.SetInsertPoint(pass);
     return nullptr;
   }
+  if (ir::kernel_supports_builtin(name)) return library_builtin(n);  // null: returns nothing
   unsupported(n, name + "() is not available in kernel context");
 }
 
@@ -158,6 +160,13 @@ Value* ProgramEmitter::memory_builtin(const ir::Node* n) {
     Value* addr = arg(0);
     Value* err = nargs > 1 ? arg(1) : nullptr;
     return read_string(n, name[0] == 'u', addr, nullptr, err);
+  }
+  if (name == "user_string2" || name == "kernel_string2")
+    return read_string(n, name[0] == 'u', arg(0), nullptr, arg(1));
+  if (name == "user_string_n2") {
+    Value* addr = arg(0);
+    Value* limit = arg(1);
+    return read_string(n, true, addr, limit, arg(2));
   }
   if (name == "user_string_n" || name == "kernel_string_n") {
     Value* addr = arg(0);

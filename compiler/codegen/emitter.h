@@ -45,6 +45,7 @@ struct ModuleState {
   std::map<std::string, uint32_t> rodata_index;
   uint32_t scratch_size = 8;  // high-water mark over programs
   int callbacks = 0;          // names of generated callbacks
+  llvm::GlobalVariable* tokenize_map = nullptr;  // tokenize()'s state, made on first use
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -102,6 +103,8 @@ class ProgramEmitter {
   llvm::Value* sys_read(const ir::Node* n);
   llvm::Value* saved_register(llvm::Value* regs, int64_t offset);
   llvm::Value* truth(llvm::Value* v);
+  // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
+  llvm::Value* regex_match(const ir::Node* n);
 
   // emit_globals.cpp: scalars, arrays, statistics
   llvm::Value* global_ptr(const ir::Global& g);
@@ -129,6 +132,18 @@ class ProgramEmitter {
                            llvm::Value* err_msg);
   llvm::Value* read_number(const ir::Node* n, bool user, llvm::Value* addr, unsigned size,
                            const char* what);
+  // emit_library.cpp: tables, conversions, the rest of the tapset library
+  llvm::Value* library_builtin(const ir::Node* n);
+  llvm::Value* table_entry(const std::vector<std::string>& names, llvm::Value* index);
+  llvm::Value* number_reader(const ir::Node* n);
+  void message_record(uint32_t kind, llvm::Value* msg);
+  llvm::Value* string_library(const ir::Node* n);  // bpf_runtime/strings.c
+  llvm::Value* ctime_value(const ir::Node* n);      // bpf_runtime/time.c
+  llvm::Value* string_warn_reader(const ir::Node* n);
+  // emit_quote.cpp: text_str and the *_quoted readers (bpf_runtime/text.c)
+  llvm::Value* quote_builtin(const ir::Node* n);
+  llvm::Value* escape_text(llvm::Value* slot, llvm::Value* inlen, llvm::Value* outlen,
+                           llvm::Value* quoted, bool buffer);
   void printf_record(const ir::Node* n);
   llvm::Value* sprintf_value(const ir::Node* n);
   void exit_record();

@@ -98,6 +98,35 @@ std::vector<Builtin> make_table() {
       fn("user_string_quoted", S, {{"addr", L}}, true, K),
       fn("user_long", L, {{"addr", L}}, true, K), fn("user_int", L, {{"addr", L}}, true, K),
       fn("user_short", L, {{"addr", L}}, true, K), fn("user_char", L, {{"addr", L}}, true, K),
+      // The rest of uconversions.stp and conversions.stp.
+      fn("kernel_string2", S, {{"addr", L}, {"err_msg", S}}, true, K),
+      fn("kernel_buffer_quoted", S, {{"addr", L}, {"inlen", L}}, true, K),
+      fn("kernel_buffer_quoted", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("kernel_buffer_quoted_error", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("user_string2", S, {{"addr", L}, {"err_msg", S}}, true, K),
+      fn("user_string_n2", S, {{"addr", L}, {"n", L}, {"err_msg", S}}, true, K),
+      fn("user_string_warn", S, {{"addr", L}}, false, K),
+      fn("user_string_warn", S, {{"addr", L}, {"warn_msg", S}}, false, K),
+      fn("user_string2_warn", S, {{"addr", L}, {"warn_msg", S}}, false, K),
+      fn("user_string_n_warn", S, {{"addr", L}, {"n", L}}, false, K),
+      fn("user_string_n_warn", S, {{"addr", L}, {"n", L}, {"warn_msg", S}}, false, K),
+      fn("user_string2_n_warn", S, {{"addr", L}, {"n", L}, {"warn_msg", S}}, false, K),
+      fn("user_string_n_quoted", S, {{"addr", L}, {"n", L}}, true, K),
+      fn("user_string_n_quoted", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("user_string_n2_quoted", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("user_buffer_quoted", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("user_buffer_quoted_error", S, {{"addr", L}, {"inlen", L}, {"outlen", L}}, true, K),
+      fn("user_ushort", L, {{"addr", L}}, true, K), fn("user_ulong", L, {{"addr", L}}, true, K),
+      fn("user_int8", L, {{"addr", L}}, true, K), fn("user_uint8", L, {{"addr", L}}, true, K),
+      fn("user_int16", L, {{"addr", L}}, true, K), fn("user_uint16", L, {{"addr", L}}, true, K),
+      fn("user_int32", L, {{"addr", L}}, true, K), fn("user_uint32", L, {{"addr", L}}, true, K),
+      fn("user_int64", L, {{"addr", L}}, true, K), fn("user_uint64", L, {{"addr", L}}, true, K),
+      fn("user_char_warn", L, {{"addr", L}}, false, K),
+      fn("user_short_warn", L, {{"addr", L}}, false, K),
+      fn("user_ushort_warn", L, {{"addr", L}}, false, K),
+      fn("user_int_warn", L, {{"addr", L}}, false, K),
+      fn("user_long_warn", L, {{"addr", L}}, false, K),
+      fn("user_ulong_warn", L, {{"addr", L}}, false, K),
 
       // Strings.
       fn("strlen", L, {{"s", S}}, true),
@@ -124,6 +153,10 @@ std::vector<Builtin> make_table() {
       // Devices.
       fn("MKDEV", L, {{"major", L}, {"minor", L}}, true),
       fn("MAJOR", L, {{"dev", L}}, true), fn("MINOR", L, {{"dev", L}}, true),
+      fn("usrdev2kerndev", L, {{"dev", L}}, true),
+
+      // System calls (tapset/linux/syscall_table.stp): "" for an unknown number.
+      fn("syscall_name", S, {{"num", L}}, true),
 
       // Symbols and stacks.
       fn("symname", S, {{"addr", L}}, true), fn("symdata", S, {{"addr", L}}, true),

@@ -19,8 +19,20 @@ const std::vector<std::string_view>& kernel_builtins() {
       "user_string", "user_string_n", "kernel_string", "kernel_string_n", "kernel_long",
       "kernel_int", "kernel_short", "kernel_char", "kernel_pointer", "user_long", "user_int",
       "user_short", "user_char",
+      "kernel_string2", "user_string2", "user_string_n2", "user_string_warn", "user_string2_warn",
+      "user_string_n_warn", "user_string2_n_warn", "user_ushort", "user_ulong", "user_int8",
+      "user_uint8", "user_int16", "user_uint16", "user_int32", "user_uint32", "user_int64",
+      "user_uint64", "user_char_warn", "user_short_warn", "user_ushort_warn", "user_int_warn",
+      "user_long_warn", "user_ulong_warn",
+      // quoting (emit_quote.cpp)
+      "text_str", "text_strn", "string_quoted", "user_string_quoted", "kernel_string_quoted",
+      "user_string_n_quoted", "user_string_n2_quoted", "user_buffer_quoted",
+      "user_buffer_quoted_error", "kernel_buffer_quoted", "kernel_buffer_quoted_error",
+      // tables and the rest of the library (emit_library.cpp)
+      "errno_str", "syscall_name", "usrdev2kerndev", "stp_pid", "get_cycles", "probefunc",
+      "strpos", "isinstr", "str_replace", "strtol", "tokenize", "ctime",
       // control
-      "exit", "error", "assert",
+      "exit", "error", "assert", "warn", "log", "abort",
   };
   return names;
 }
