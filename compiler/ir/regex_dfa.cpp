@@ -463,6 +463,17 @@ bool RegexDfa::matches(std::string_view text) const {
   return accept_end[state] != 0;
 }
 
+namespace {
+uint32_t power_of_two(size_t n) {
+  uint32_t p = 8;
+  while (p < n) p *= 2;
+  return p;
+}
+}  // namespace
+
+uint32_t RegexDfa::accept_span() const { return power_of_two(states()); }
+uint32_t RegexDfa::next_span() const { return power_of_two(next.size()); }
+
 std::string RegexDfa::table_bytes() const {
   std::string out(next_offset(), '\0');
   for (size_t c = 0; c < 256; ++c) out[c] = char(byte_class[c]);
@@ -471,6 +482,7 @@ std::string RegexDfa::table_bytes() const {
     out.push_back(char(v & 0xff));
     out.push_back(char(v >> 8));
   }
+  out.resize(next_offset() + 2 * size_t(next_span()), '\0');
   return out;
 }
 

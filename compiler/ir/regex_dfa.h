@@ -38,10 +38,14 @@ struct RegexDfa {
   bool matches(std::string_view text) const;
 
   // The table as codegen puts it in .rodata: byte_class (256 bytes), then
-  // accept_end padded to 8, then `next` as little-endian u16.
+  // accept_end, then `next` as little-endian u16, each zero-padded to a
+  // power of two, so BPF code bounds an index with a mask the verifier
+  // follows (a compare LLVM may move away from the access).
   std::string table_bytes() const;
   static constexpr uint32_t accept_offset() { return 256; }
-  uint32_t next_offset() const { return 256 + ((states() + 7) & ~7u); }
+  uint32_t accept_span() const;  // entries, a power of two >= states()
+  uint32_t next_span() const;    // entries, a power of two >= next.size()
+  uint32_t next_offset() const { return accept_offset() + accept_span(); }
 };
 
 enum class RegexStatus { ok, invalid, unsupported };

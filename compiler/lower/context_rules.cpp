@@ -11,6 +11,7 @@
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "ir/kernel_builtins.h"
+#include "ir/regex_dfa.h"
 #include "lower/lowerer.h"
 
 namespace stap::lower {
@@ -28,6 +29,19 @@ bool user_only(const Builtin& b) {
          !ir::kernel_supports_builtin(b.name);
 }
 
+// Why kernel context cannot match this =~/!~ ("" when its DFA builds).
+// The pattern is a literal (lowering refuses any other right operand).
+std::string regex_refusal(const ast::BinaryExpr& n) {
+  auto* lit = dynamic_cast<const ast::StringLit*>(n.right);
+  if (!lit) return "";
+  ir::RegexBuild built = ir::build_regex_dfa(lit->value);
+  if (built.status == ir::RegexStatus::invalid)
+    return "invalid regular expression '" + lit->value + "': " + built.reason;
+  if (built.status == ir::RegexStatus::unsupported)
+    return "regular expression '" + lit->value + "' " + built.reason;
+  return "";
+}
+
 // The direct facts of one function body.
 struct FactScanner : ast::TraversingVisitor {
   const SourceManager& sources;
@@ -41,7 +55,8 @@ struct FactScanner : ast::TraversingVisitor {
   void visit(ast::BinaryExpr& n) override {
     ast::TraversingVisitor::visit(n);
     if ((n.op == "=~" || n.op == "!~") && facts.needs_user.empty())
-      facts.needs_user = "operator '" + n.op + "' at " + format_loc(sources, n.loc);
+      if (std::string why = regex_refusal(n); !why.empty())
+        facts.needs_user = "operator '" + n.op + "' at " + format_loc(sources, n.loc) + " (" + why + ")";
   }
   void visit(ast::CallExpr& n) override {
     ast::TraversingVisitor::visit(n);
@@ -149,10 +164,16 @@ void Lowerer::check_builtin_context(const ast::CallExpr& n, const Builtin& b) {
                      " does not have: call it from a kernel.trace probe", token);
 }
 
+// Kernel context matches by a DFA built at compile time (codegen/
+// emit_regex.cpp); a pattern without one (back-references, word
+// assertions, too many states) is refused here, where it is written.
 void Lowerer::check_regex_context(const ast::BinaryExpr& n) {
   if (body_->in_function || body_->context != ir::Context::kernel) return;
-  error(n.loc, "regular expression matching needs user context in this engine (not yet in BPF): "
-               "match in " + std::string(kUserProbes), "operator '" + n.op + "'");
+  std::string why = regex_refusal(n);
+  if (why.empty()) return;
+  if (why.starts_with("invalid")) error(n.loc, why, "operator '" + n.op + "'");
+  else error(n.loc, why + ", which kernel context cannot match: match in " + std::string(kUserProbes),
+             "operator '" + n.op + "'");
 }
 
 void Lowerer::check_foreach_context(const ast::ForeachStmt& n) {

@@ -565,12 +565,25 @@ TEST_CASE("lower: a builtin kernel context does not run yet is a located error",
   CHECK(u.ok);
 }
 
-TEST_CASE("lower: regex matching in kernel context is a located error", "[lower]") {
-  Lowered l = lower("probe kernel.trace(\"sched:sched_switch\") { if ($prev_comm =~ \"^a\") next }");
+// Kernel context matches by a DFA (ir/regex_dfa.h); a pattern without one
+// is refused where it is written, or at the call of a function using it.
+TEST_CASE("lower: a regex kernel context cannot match is a located error", "[lower][regex]") {
+  CHECK(lower("probe kernel.trace(\"sched:sched_switch\") { if ($prev_comm =~ \"^a\") next }").ok);
+  Lowered l = lower("probe kernel.trace(\"sched:sched_switch\") { if ($prev_comm =~ \"(a)\\\\1\") next }");
   CHECK(!l.ok);
-  CHECK(contains(l.messages, "regular expression matching needs user context in this engine (not "
-                             "yet in BPF): match in a begin, end or timer probe: operator '=~' at "
+  CHECK(contains(l.messages, "regular expression '(a)\\1' uses a back-reference, which kernel context "
+                             "cannot match: match in a begin, end or timer probe: operator '=~' at "
                              "<input>:1:59\n"));
+  Lowered bad = lower("probe kernel.trace(\"sched:sched_switch\") { if ($prev_comm !~ \"(a\") next }");
+  CHECK(contains(bad.messages, "invalid regular expression '(a': Unmatched ( or \\(: operator '!~' at "
+                               "<input>:1:59\n"));
+  Lowered f = lower("function f(s) { return s =~ \"\\\\bx\" }\n"
+                    "probe kernel.trace(\"sched:sched_switch\") { if (f($prev_comm)) next }");
+  CHECK(contains(f.messages, "function 'f' uses operator '=~' at <input>:1:26 (regular expression "
+                             "'\\bx' uses the word assertion '\\b'), which needs user context"));
+  CHECK(lower("function f(s) { return s =~ \"x$\" }\n"
+              "probe kernel.trace(\"sched:sched_switch\") { if (f($prev_comm)) next }").ok);
+  CHECK(lower("probe begin { if (\"a\" =~ \"(a)\\\\1\") next }").ok);
 }
 
 }  // namespace stap::test

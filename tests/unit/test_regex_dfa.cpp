@@ -98,7 +98,11 @@ TEST_CASE("regex DFA: groups and table layout", "[regex]") {
   REQUIRE(built.status == RegexStatus::ok);
   CHECK(built.dfa.groups == 3);
   std::string bytes = built.dfa.table_bytes();
-  CHECK(bytes.size() == built.dfa.next_offset() + 2 * built.dfa.next.size());
+  CHECK(bytes.size() == built.dfa.next_offset() + 2 * built.dfa.next_span());
+  CHECK(built.dfa.next_span() >= built.dfa.next.size());
+  CHECK((built.dfa.next_span() & (built.dfa.next_span() - 1)) == 0);
+  CHECK(built.dfa.accept_span() >= built.dfa.states());
+  CHECK(uint8_t(bytes[built.dfa.accept_offset()]) == built.dfa.accept_end[0]);
   CHECK(uint8_t(bytes['d']) == built.dfa.byte_class['d']);
   CHECK(built.dfa.byte_class['a'] != built.dfa.byte_class['b']);
   CHECK(built.dfa.byte_class['x'] == built.dfa.byte_class['y']);
