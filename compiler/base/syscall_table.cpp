@@ -18,23 +18,63 @@ constexpr Entry kEntries[] = {
 #include "syscall_numbers.inc"
 };
 
+// Calls added after the oldest header this builds with (Debian 12's, from
+// Linux 6.1), up to Linux 6.18: numbers are ABI, so they are facts.
+constexpr Entry kLater[] = {
+    {"uretprobe", 335},        {"uprobe", 336},           {"cachestat", 451},
+    {"fchmodat2", 452},        {"map_shadow_stack", 453}, {"futex_wake", 454},
+    {"futex_wait", 455},       {"futex_requeue", 456},    {"statmount", 457},
+    {"listmount", 458},        {"lsm_get_self_attr", 459}, {"lsm_set_self_attr", 460},
+    {"lsm_list_modules", 461}, {"mseal", 462},            {"setxattrat", 463},
+    {"getxattrat", 464},       {"listxattrat", 465},      {"removexattrat", 466},
+    {"open_tree_attr", 467},   {"file_getattr", 468},     {"file_setattr", 469},
+};
+
+// Trace events are named after the kernel's function (sys_enter_newfstat),
+// which for a few calls is not the call's name (fstat).
+constexpr std::pair<std::string_view, std::string_view> kFunctionNames[] = {
+    {"newstat", "stat"},       {"newfstat", "fstat"},       {"newlstat", "lstat"},
+    {"newuname", "uname"},     {"sendfile64", "sendfile"}, {"umount", "umount2"},
+};
+
+template <typename F>
+void each_entry(F&& f) {
+  for (const Entry& e : kEntries) f(e);
+  for (const Entry& later : kLater) {
+    bool known = false;
+    for (const Entry& e : kEntries) known = known || e.name == later.name;
+    if (!known) f(later);
+  }
+}
+
 }  // namespace
 
+std::string_view call_name(std::string_view function) {
+  for (const auto& [fn, call] : kFunctionNames)
+    if (fn == function) return call;
+  return function;
+}
+
 int64_t number(std::string_view name) {
-  for (const Entry& e : kEntries)
-    if (e.name == name) return e.nr;
-  return -1;
+  name = call_name(name);
+  int64_t nr = -1;
+  each_entry([&](const Entry& e) {
+    if (nr < 0 && e.name == name) nr = e.nr;
+  });
+  return nr;
 }
 
 std::string_view name(int64_t nr) {
-  for (const Entry& e : kEntries)
-    if (e.nr == nr) return e.name;
-  return {};
+  std::string_view out;
+  each_entry([&](const Entry& e) {
+    if (out.empty() && e.nr == nr) out = e.name;
+  });
+  return out;
 }
 
 int64_t table_size() {
   int64_t top = -1;
-  for (const Entry& e : kEntries) top = std::max(top, e.nr);
+  each_entry([&](const Entry& e) { top = std::max(top, e.nr); });
   return top + 1;
 }
 

@@ -7,8 +7,9 @@
 // tracepoints (cheap to attach and detach, one program for any number of
 // calls) has only the number to go by.  x86_64 numbers are ABI: a number
 // is never reused, so the table is right for every later kernel; a call
-// newer than the header is simply unknown here, and its probe falls back
-// to the call's own tracepoint.
+// newer than the header comes from a short list of later calls kept here;
+// one newer than both is unknown, and its probe falls back to the call's
+// own tracepoint.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,14 @@
 
 namespace stap::syscalls {
 
-// The number of the call named `name` ("openat" -> 257), or -1.
+// The number of the call named `name` ("openat" -> 257), or -1.  The
+// kernel function's name a trace event carries is accepted too
+// ("newfstat" -> 5, fstat's).
 int64_t number(std::string_view name);
+
+// The call a kernel function implements: "newfstat" -> "fstat"; any other
+// name is returned as it is.
+std::string_view call_name(std::string_view function);
 
 // The name of call `nr` (257 -> "openat"), or "" for an unknown number.
 std::string_view name(int64_t nr);

@@ -30,13 +30,18 @@ struct DiagnosticCollector : DiagnosticHandler {
   explicit DiagnosticCollector(std::string* e) : errors(e) {}
   bool handleDiagnostics(const DiagnosticInfo& di) override {
     if (di.getSeverity() == DS_Error) {
-      raw_string_ostream os(*errors);
+      std::string text;
+      raw_string_ostream os(text);
       DiagnosticPrinterRawOStream printer(os);
       di.print(printer);
-      os << "\n";
+      os.flush();
+      // The BPF backend reports some errors once per instruction at fault
+      // (thousands for one large program): each message once is enough.
+      if (seen.insert(text).second) *errors += text + "\n";
     }
     return true;
   }
+  std::set<std::string> seen;
 };
 
 // The compiling machine's possible CPUs (STAP_NR_CPUS_VAR's default).
@@ -146,8 +151,9 @@ bool emit_syscall_programs(ModuleState& ms, std::string& error) {
     // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
     // runtime helpers included), and syscall.* has ~360 bodies: past
     // kBodiesPerProgram distinct bodies the next dispatcher starts.  Each
-    // attaches to the same raw tracepoint, in order.
-    constexpr size_t kBodiesPerProgram = 128;
+    // attaches to the same raw tracepoint, in order.  (Inlining the bodies
+    // instead makes one function too long for 16-bit jump offsets.)
+    constexpr size_t kBodiesPerProgram = 200;
     size_t first = 0;
     for (int part = 0; first < probes.size(); ++part) {
       std::set<llvm::Function*> distinct;

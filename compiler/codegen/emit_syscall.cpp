@@ -30,7 +30,10 @@ constexpr int64_t kUser32Cs = 0x23;
 }  // namespace
 
 Value* ProgramEmitter::saved_register(Value* regs, int64_t offset) {
-  AllocaInst* tmp = m_.entry_alloca(m_.i64, "reg");
+  // One slot per function: the dispatcher reads a register in each of
+  // hundreds of cases, and a slot each would overflow the stack.
+  if (!reg_slot_ || reg_slot_->getFunction() != fn_) reg_slot_ = m_.entry_alloca(m_.i64, "reg");
+  AllocaInst* tmp = reg_slot_;
   b_.CreateStore(i64c(0), tmp);
   helper(kProbeReadKernel, m_.i64, {tmp, i64c(8), byte_ptr(regs, offset)});
   return b_.CreateLoad(m_.i64, tmp);
@@ -65,7 +68,6 @@ void ProgramEmitter::emit_syscall_dispatch(
   Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
   Value* nr = exit ? saved_register(regs, kRegOrigAx)
                    : b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
-  Value* native = nullptr;  // computed once, when a numbered body needs it
   auto run = [&](Function* body) { b_.CreateCall(body, {ctx_}); };
   for (size_t i = 0; i < bodies.size();) {
     if (bodies[i].first < 0) {
@@ -73,23 +75,21 @@ void ProgramEmitter::emit_syscall_dispatch(
       continue;
     }
     // A run of numbered bodies becomes one switch; bodies of one number
-    // run in probe order.
-    if (!native) {
-      Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
-      native = b_.CreateICmpNE(cs, i64c(kUser32Cs));
-    }
+    // run in probe order, once the caller is known to be a 64-bit task
+    // (checked only on a match: it costs a read of the registers).
     BasicBlock* after = block("after_switch");
-    BasicBlock* check = block("dispatch");
-    b_.CreateCondBr(native, check, after);
-    b_.SetInsertPoint(check);
     SwitchInst* sw = b_.CreateSwitch(nr, after);
     std::map<int64_t, BasicBlock*> cases;
     for (; i < bodies.size() && bodies[i].first >= 0; ++i) {
       auto [it, fresh] = cases.try_emplace(bodies[i].first, nullptr);
       if (fresh) {
+        BasicBlock* check = block("check");
+        sw->addCase(cast<ConstantInt>(i64c(bodies[i].first)), check);
         it->second = block("call");
-        sw->addCase(cast<ConstantInt>(i64c(bodies[i].first)), it->second);
         IRBuilderBase::InsertPointGuard guard(b_);
+        b_.SetInsertPoint(check);
+        Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
+        b_.CreateCondBr(b_.CreateICmpNE(cs, i64c(kUser32Cs)), it->second, after);
         b_.SetInsertPoint(it->second);
         b_.CreateBr(after);
       }

@@ -178,6 +178,7 @@ class ProgramEmitter {
   BpfModule& m_;
   llvm::IRBuilder<>& b_;
   const ir::Probe& probe_;
+  llvm::AllocaInst* reg_slot_ = nullptr;  // saved_register()'s read buffer
   llvm::Function* fn_ = nullptr;
   llvm::Value* ctx_ = nullptr;
   llvm::Value* globals_ = nullptr;  // stap_globals[0]
