@@ -24,8 +24,10 @@
 //  - MAXACTION: as stap counts (translate.cxx record_actions): every
 //    statement run costs one action (blocks and a for loop's increment
 //    expression none), and so does entering a loop and each test of its
-//    condition; when limits.maxaction actions are used up the probe ends
-//    with "MAXACTION exceeded", which try/catch cannot catch;
+//    condition; when MAXACTION * 10 actions (stap's MAXACTION_INTERRUPTIBLE)
+//    are used up the probe ends with "MAXACTION exceeded" near the loop
+//    body's first token or the statement's keyword, as stap's check names
+//    them; try/catch cannot catch it;
 //  - a runtime error ends the probe: ProbeOutcome.message is the message,
 //    then " near " and the location of the node that raised it, or of the
 //    statement running when that node has none;  catch (msg) gets the
@@ -97,8 +99,12 @@ void Interpreter::Impl::raise(std::string message, const Node& at) {
 }
 
 void Interpreter::Impl::charge(const Node& at) {
-  // stap subtracts from MAXACTION and fails when nothing is left.
-  if (m.limits.maxaction > 0 && ++actions >= m.limits.maxaction)
+  // stap subtracts from its budget and fails when nothing is left.  Its
+  // probes run interruptible (runtime_defines.h: INTERRUPTIBLE 1), so the
+  // budget is MAXACTION_INTERRUPTIBLE, MAXACTION * 10: a begin probe may
+  // run a loop of 5000 iterations.
+  const int64_t budget = m.limits.maxaction * interp::kInterruptibleFactor;
+  if (m.limits.maxaction > 0 && ++actions >= budget)
     throw RuntimeError{"MAXACTION exceeded", at.loc ? at.loc : last_loc, false};
 }
 
@@ -252,8 +258,11 @@ Flow Interpreter::Impl::exec(const Node& n) {
         return exec(*n.kids[1]);
       }
     default:  // expr, or an expression standing as a statement
-      charge(n);
+      // Charged after it runs: stap checks an expression statement's
+      // action at the next check point, after the statement (so a loop
+      // body `{ e++ }` runs 4999 times in a budget of 10000, not 4998).
       eval(n.op == Op::expr ? *n.kids[0] : n);
+      charge(n);
       return Flow::normal;
   }
 }
@@ -347,7 +356,9 @@ Value Interpreter::Impl::eval(const Node& n) {
       return Value::of(int64_t{0});
     }
     case Op::sprintf: return Value::of(format_call(n, true));
-    case Op::error: raise(cut(eval_string(*n.kids[0])), n);
+    // stap's error() clears the statement it would name (logging.stp sets
+    // last_stmt to NULL): "ERROR: msg" with no location.
+    case Op::error: throw RuntimeError{cut(eval_string(*n.kids[0])), 0};
     case Op::exit:
       if (host.request_exit) host.request_exit();
       return Value::of(int64_t{0});

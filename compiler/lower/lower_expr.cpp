@@ -229,6 +229,9 @@ void ExprLowerer::visit(ast::ArrayIndex& n) {
   if (auto* hist = dynamic_cast<ast::HistExpr*>(n.base)) {
     // @hist_log(x)[i]: the count in bucket i.
     result = l_.make(ir::Op::hist_bucket, ir::Type::long_);
+    // "empty aggregate" and "histogram index out of range" name the
+    // @hist_* operator, as stap's do.
+    result->loc = l_.location(*hist);
     result->a = l_.stats_operand(hist->operand, result);
     if (n.indexes.size() != 1 || !n.indexes[0]) {
       l_.error(n.loc, "a histogram takes one bucket index", describe_expr(n));

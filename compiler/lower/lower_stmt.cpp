@@ -1,5 +1,12 @@
 // Statements -> IR, per ir/ir.h: for/while become block{init; loop},
 // foreach keeps its sort/limit/slice details in `ints` and kids.
+//
+// Locations for MAXACTION: stap checks its action budget at the end of a
+// loop body, naming the body's first token (translate.cxx record_actions
+// with s->block->tok), and at if/return/next/break/continue, naming the
+// keyword.  So a loop or foreach node is located at its body's token and
+// those statements at their keyword; the runtime reports "MAXACTION
+// exceeded near operator '{' at t.stp:3:22" as stap does.
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "lower/lowerer.h"
@@ -7,6 +14,20 @@
 namespace stap::lower {
 
 namespace {
+
+// The expression written first in `e` (stap names an expression statement
+// by its first token: `i++` by identifier 'i').  A parenthesis is not in
+// the tree, so `(a) + b` gives 'a'.
+const ast::Expr& first_token(const ast::Expr& e) {
+  if (auto* b = dynamic_cast<const ast::BinaryExpr*>(&e); b && b->left) return first_token(*b->left);
+  if (auto* a = dynamic_cast<const ast::AssignExpr*>(&e); a && a->target) return first_token(*a->target);
+  if (auto* t = dynamic_cast<const ast::TernaryExpr*>(&e); t && t->cond) return first_token(*t->cond);
+  if (auto* i = dynamic_cast<const ast::ArrayIndex*>(&e); i && i->base) return first_token(*i->base);
+  if (auto* u = dynamic_cast<const ast::UnaryExpr*>(&e);
+      u && u->operand && (u->op == ast::UnaryOp::post_inc || u->op == ast::UnaryOp::post_dec))
+    return first_token(*u->operand);
+  return e;
+}
 
 class StmtLowerer : public ast::Visitor {
  public:
@@ -24,6 +45,7 @@ class StmtLowerer : public ast::Visitor {
   void visit(ast::ForeachStmt& n) override;
   void visit(ast::ReturnStmt& n) override {
     result = l_.make(ir::Op::ret);
+    result->loc = keyword_location(n);
     if (n.value) result->kids.push_back(l_.expr(n.value));
   }
   void visit(ast::DeleteStmt& n) override { result = l_.delete_stmt(n); }
@@ -33,6 +55,7 @@ class StmtLowerer : public ast::Visitor {
       case ast::JumpStmt::Kind::break_: result = l_.make(ir::Op::brk); break;
       case ast::JumpStmt::Kind::continue_: result = l_.make(ir::Op::cont); break;
     }
+    result->loc = keyword_location(n);
   }
   void visit(ast::TryStmt& n) override;
 
@@ -55,6 +78,18 @@ class StmtLowerer : public ast::Visitor {
   void visit(ast::CallExpr&) override {}
 
  private:
+  uint32_t keyword_location(const ast::Stmt& s) { return l_.location(s.loc, "keyword"); }
+  // The token stap names for a loop body: its '{', or the statement's own.
+  // A body the optimiser emptied may have lost its place: the loop's
+  // keyword stands in.
+  uint32_t body_location(const ast::Stmt& loop, const ast::Stmt* body) {
+    if (!body || !body->loc.valid()) return keyword_location(loop);
+    if (dynamic_cast<const ast::Block*>(body)) return l_.location(body->loc, "operator '{'");
+    if (auto* e = dynamic_cast<const ast::ExprStmt*>(body))
+      return e->expr ? l_.location(first_token(*e->expr)) : keyword_location(loop);
+    if (dynamic_cast<const ast::NullStmt*>(body)) return l_.location(body->loc, "operator ';'");
+    return keyword_location(*body);
+  }
   ir::Node* as_statement(ir::Node* value) {
     if (value->op == ir::Op::block) return value;
     ir::Node* st = l_.make(ir::Op::expr);
@@ -87,11 +122,13 @@ void StmtLowerer::visit(ast::IfStmt& n) {
     return;
   }
   result = l_.make(ir::Op::if_);
+  result->loc = keyword_location(n);
   result->kids = {l_.expr(n.cond), l_.stmt(n.then_stmt), optional_stmt(n.else_stmt)};
 }
 
 void StmtLowerer::visit(ast::ForStmt& n) {
   ir::Node* loop = l_.make(ir::Op::loop);
+  loop->loc = body_location(n, n.body);
   ir::Node* incr = l_.nop();
   if (n.incr) incr = as_statement(l_.expr(n.incr));
   loop->kids = {n.cond ? l_.expr(n.cond) : l_.nop(), l_.stmt(n.body), incr};
@@ -107,6 +144,7 @@ void StmtLowerer::visit(ast::ForStmt& n) {
 void StmtLowerer::visit(ast::ForeachStmt& n) {
   l_.check_foreach_context(n);
   result = l_.make(ir::Op::foreach);
+  result->loc = body_location(n, n.body);
   int64_t hist = 0;
   ast::Expr* array = n.base;
   if (auto* h = dynamic_cast<ast::HistExpr*>(n.base)) {

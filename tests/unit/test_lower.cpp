@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -244,11 +245,16 @@ TEST_CASE("lower: loops, foreach ints, try/catch", "[lower]") {
   CHECK(fe->kids[3]->op == ir::Op::str);
   std::string dump = l.dump();
   INFO(dump);
-  CHECK(contains(dump, "foreach a value=- keys=$1,$2 sort=key2- aggregate=@count\n"));
-  CHECK(contains(dump, "foreach a value=$3 keys=$1,$2 aggregate=@count\n"));
+  // Loops are located at their body's first token, jumps at their
+  // keyword: where stap's MAXACTION check names them.
+  CHECK(contains(dump, "foreach a value=- keys=$1,$2 sort=key2- aggregate=@count"
+                       "  @ identifier 'print' at <input>:5:44\n"));
+  CHECK(contains(dump, "foreach a value=$3 keys=$1,$2 aggregate=@count"
+                       "  @ identifier 'print' at <input>:6:31\n"));
   CHECK(contains(dump, "    block\n      expr\n        set_local:long $0\n          num:long 0\n"
-                       "      loop\n        lt:long\n"));
-  CHECK(contains(dump, "    loop\n      num:long 0\n      next\n      nop\n"));
+                       "      loop  @ operator '{' at <input>:3:27\n        lt:long\n"));
+  CHECK(contains(dump, "    loop  @ keyword at <input>:4:13\n      num:long 0\n"
+                       "      next  @ keyword at <input>:4:13\n      nop\n"));
   const ir::Node* t = find_op(p.body, ir::Op::try_);
   REQUIRE(t);
   CHECK(p.slots.at(t->a) == ir::Type::string);
@@ -584,6 +590,50 @@ TEST_CASE("lower: a regex kernel context cannot match is a located error", "[low
   CHECK(lower("function f(s) { return s =~ \"x$\" }\n"
               "probe kernel.trace(\"sched:sched_switch\") { if (f($prev_comm)) next }").ok);
   CHECK(lower("probe begin { if (\"a\" =~ \"(a)\\\\1\") next }").ok);
+}
+
+}  // namespace stap::test
+
+namespace stap::test {
+
+namespace {
+
+std::string location_of(const Lowered& l, const ir::Node* n) {
+  if (!n || n->loc == 0 || n->loc >= l.module.locations.size()) return "";
+  return l.module.locations[n->loc].text;
+}
+
+}  // namespace
+
+TEST_CASE("lower: runtime-error sites are located as stap names them", "[lower][errloc]") {
+  Lowered l = lower(
+      "global x, a, s\n"
+      "probe begin { for (i = 0; i < 9; i++) { x++ }\n"
+      "  while (x) x--\n"
+      "  foreach (k in a) { if (k) break; else continue }\n"
+      "  a[1] = 1; s <<< 1; println(@hist_log(s)[3]) }",
+      {});
+  REQUIRE(l.ok);
+  const ir::Node* body = l.module.probes.at(0).body;
+  std::vector<const ir::Node*> loops;
+  std::function<void(const ir::Node*)> walk = [&](const ir::Node* n) {
+    if (!n) return;
+    if (n->op == ir::Op::loop) loops.push_back(n);
+    for (const ir::Node* k : n->kids) walk(k);
+  };
+  walk(body);
+  REQUIRE(loops.size() == 2);
+  // MAXACTION names a loop body's first token: its '{', or the first
+  // token of a lone statement (x-- is identifier 'x').
+  CHECK(location_of(l, loops[0]) == "operator '{' at <input>:2:39");
+  CHECK(location_of(l, loops[1]) == "identifier 'x' at <input>:3:13");
+  CHECK(location_of(l, find_in_probe(l, 0, ir::Op::foreach)) == "operator '{' at <input>:4:20");
+  CHECK(location_of(l, find_in_probe(l, 0, ir::Op::if_)) == "keyword at <input>:4:22");
+  CHECK(location_of(l, find_in_probe(l, 0, ir::Op::brk)) == "keyword at <input>:4:29");
+  CHECK(location_of(l, find_in_probe(l, 0, ir::Op::cont)) == "keyword at <input>:4:41");
+  // "empty aggregate" and "histogram index out of range" name @hist_log.
+  CHECK(location_of(l, find_in_probe(l, 0, ir::Op::hist_bucket)) ==
+        "operator '@hist_log' at <input>:5:30");
 }
 
 }  // namespace stap::test
