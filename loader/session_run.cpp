@@ -74,6 +74,7 @@ class Session {
   void warn(const std::string& message);
   int finish();
   int64_t total_errors() const;
+  int64_t errors_read() const;
   bool signal_pending();
 
   static int on_record(void* ctx, void* data, size_t size);
@@ -390,7 +391,9 @@ int Session::on_record(void* ctx, void* data, size_t size) {
     case DecodedRecord::Kind::error:
       ++s.kernel_error_records_;
       s.report_error(r.text);
-      if (s.stop_ == Stop::errors) s.close_to_kernel();
+      // The error that passes MAXERRORS is the last one said, as in stap.
+      if (s.errors_read() > s.module_.limits.maxerrors && !s.options_.suppress_handler_errors)
+        s.close_to_kernel();
       break;
     case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
     case DecodedRecord::Kind::warn: s.warn(r.text); break;
@@ -424,7 +427,7 @@ void Session::report_error(const std::string& message) {
   std::fflush(out_);
   std::fprintf(stderr, "ERROR: %s\n", message.c_str());
   ++errors_said_;
-  if (total_errors() > module_.limits.maxerrors) request_stop(Stop::errors);
+  if (errors_read() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
 
 // As staprun: -w silences warnings; without -v each distinct warning is
@@ -444,6 +447,12 @@ void Session::warn(const std::string& message) {
   std::fflush(out_);
   std::fprintf(stderr, "WARNING: %s\n", message.c_str());
 }
+
+// Errors whose message has been read: the user-context ones and the
+// kernel records drained so far.  The header's count also holds errors
+// whose records are still in the ring buffer, so deciding on it would
+// stop the session before those are said.
+int64_t Session::errors_read() const { return user_errors_ + kernel_error_records_; }
 
 // Kernel errors are counted from their records, and from the header for
 // records lost to a full buffer; errors of dropped records do not count.
