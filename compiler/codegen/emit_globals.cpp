@@ -44,8 +44,9 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
   int64_t off = 0;
   for (size_t i = 0; i < nkeys; ++i) {
     if (g.keys[i] == ir::Type::string) {
-      if (values[i]) copy_string(byte_ptr(key, off), values[i], ms_.maxlen);
-      off += ms_.maxlen;
+      int64_t width = g.key_width(i, uint32_t(ms_.maxlen));
+      if (values[i]) copy_string(byte_ptr(key, off), values[i], width);
+      off += width;
     } else {
       if (values[i]) b_.CreateAlignedStore(values[i], byte_ptr(key, off), MaybeAlign(off % 8 ? 1 : 8));
       off += 8;
@@ -149,9 +150,22 @@ Value* ProgramEmitter::set_elem(const ir::Node* n, const ir::Global& g, Value* m
   return v;
 }
 
-// print(@hist_*(g[k])): the runtime reads and prints the statistic.
+// print(@hist_*(g[k])): the runtime reads and prints the statistic.  An
+// empty one is stap's "empty aggregate" error at the print, raised here,
+// where the probe can still be ended (and try/catch catch it).
 void ProgramEmitter::print_hist(const ir::Node* n, const ir::Global& g) {
   Value* key = pack_key(g, n, g.keys.size());
+  AllocaInst* count = m_.entry_alloca(m_.i64, "hist_count");
+  Value* cpus = b_.CreateZExt(b_.CreateLoad(m_.i32, ms_.nr_cpus, /*isVolatile=*/true), m_.i64);
+  runtime_call("stp_stat_merge", m_.i64,
+               {ms_.global_maps.at(size_t(n->a)), key, i64c(int64_t(ir::StatOp::count)), i64c(0),
+                i64c(g.hist.buckets()), cpus, count});
+  BasicBlock* empty = block("hist_empty");
+  BasicBlock* ok = block("hist_ok");
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(m_.i64, count), i64c(0)), empty, ok);
+  b_.SetInsertPoint(empty);
+  raise_literal(n->loc, "empty aggregate");
+  b_.SetInsertPoint(ok);
   uint32_t ksize = g.is_array() ? g.key_size : 0;
   BasicBlock* done = nullptr;
   Value* rec = begin_record(int64_t(sizeof(stap_record) + ksize), STAP_REC_PRINT_HIST,
@@ -193,7 +207,7 @@ Function* ProgramEmitter::slice_callback(const ir::Global& g, const ir::Node* n,
   Value* diff = cb.getInt64(0);
   int64_t off = 0;
   for (size_t i = 0; i < g.keys.size(); ++i) {
-    int64_t size = g.keys[i] == ir::Type::string ? ms_.maxlen : 8;
+    int64_t size = g.key_width(i, uint32_t(ms_.maxlen));
     if (n->kids[i]->op != ir::Op::any) {
       for (int64_t at = off; at < off + size;) {
         unsigned width = (at % 8 == 0 && off + size - at >= 8) ? 8 : 1;
