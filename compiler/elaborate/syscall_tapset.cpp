@@ -19,7 +19,7 @@ std::vector<std::string> split_words(std::string_view line) {
 }
 
 bool valid_kind(const std::string& kind) {
-  static const std::set<std::string> plain = {"d", "u", "x", "o", "p", "s", "-", "dfd"};
+  static const std::set<std::string> plain = {"d", "i", "u", "x", "o", "p", "s", "-", "dfd"};
   if (plain.count(kind)) return true;
   return kind.starts_with("fn=") && kind.find('@') != std::string::npos;
 }
@@ -115,6 +115,9 @@ bool is_signed_type(const std::string& type) { return !is_unsigned_type(strip_co
 // own signedness for a decoder).
 std::string raw_value(const tracefs::Field& f, const std::string& kind) {
   std::string v = "$" + f.name;
+  // "i": a C int the kernel declares wider (mmap's `unsigned long fd`),
+  // shown signed as stap's __int32() does.
+  if (kind == "i") return "__int32(" + v + ")";
   if (!is_int_sized(f.type) || kind == "p" || kind == "s") return v;
   bool is_signed = kind == "d" || kind == "dfd" ||
                    (kind != "u" && kind != "x" && kind != "o" && is_signed_type(f.type));
@@ -157,7 +160,7 @@ void write_entry_body(std::ostream& out, const SyscallFormat& call, const Syscal
       std::string call_text = spec.kind == "dfd" ? "_dfd_str(@)" : spec.kind.substr(3);
       derived.push_back(string_var(spec) + " = " + replace_at(call_text, v));
       pieces.push_back({"%s", string_var(spec)});
-    } else if (spec.kind == "d") pieces.push_back({"%d", v});
+    } else if (spec.kind == "d" || spec.kind == "i") pieces.push_back({"%d", v});
     else if (spec.kind == "u") pieces.push_back({"%u", v});
     else if (spec.kind == "x") pieces.push_back({"0x%x", v});
     else if (spec.kind == "o") pieces.push_back({"%s", "_sys_alt_octal(" + v + ")"});
