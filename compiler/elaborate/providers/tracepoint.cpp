@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "base/syscall_table.h"
 #include "base/tracefs.h"
 #include "elaborate/providers/provider.h"
 
@@ -74,9 +75,7 @@ class TracepointProvider : public ProbeProvider {
     std::vector<std::pair<std::string, std::string>> common;
     bool first = true;
     for (const tracefs::Format& f : formats_of(lit->value)) {
-      std::vector<std::pair<std::string, std::string>> vars;
-      for (const tracefs::Field& field : f.fields)
-        if (!field.is_common()) vars.emplace_back(field.name, field_c_type(field));
+      std::vector<std::pair<std::string, std::string>> vars = event_vars(f);
       if (!first)
         std::erase_if(vars, [&](const auto& v) {
           return std::find(common.begin(), common.end(), v) == common.end();
@@ -85,6 +84,32 @@ class TracepointProvider : public ProbeProvider {
       first = false;
     }
     return common;
+  }
+
+  // One event's variables.  A syscall event lists the call's arguments
+  // as stap lists a syscall's (the record's __syscall_nr is not one); its
+  // exit event lists the entry's arguments, which stay readable there
+  // when the engine knows the call's number, then `$return` (the
+  // record's `ret`), as stap lists a .return probe's.
+  static std::vector<std::pair<std::string, std::string>> event_vars(const tracefs::Format& f) {
+    bool syscall = f.system == "syscalls";
+    bool exit = syscall && f.name.starts_with("sys_exit_");
+    std::vector<std::pair<std::string, std::string>> vars;
+    auto add_arguments = [&](const tracefs::Format& event) {
+      for (const tracefs::Field& field : event.fields)
+        if (!field.is_common() && !(syscall && field.name == "__syscall_nr"))
+          vars.emplace_back(field.name, field_c_type(field));
+    };
+    if (!exit) {
+      add_arguments(f);
+      return vars;
+    }
+    std::string call = f.name.substr(std::string_view("sys_exit_").size());
+    if (syscalls::number(call) >= 0)
+      for (const tracefs::Format& entry : formats_of("syscalls:sys_enter_" + call))
+        add_arguments(entry);
+    if (const tracefs::Field* ret = f.find("ret")) vars.emplace_back("return", field_c_type(*ret));
+    return vars;
   }
 
   // "char prev_comm[16]" -> "char[16]", "__data_loc char[] name" ->
