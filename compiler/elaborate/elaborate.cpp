@@ -12,12 +12,13 @@ namespace stap {
 namespace {
 
 // stap -L prints each probe's locals with their types: resolution and
-// inference over everything, without elision, carrying on past errors
-// (stap lists what it could type and calls the rest "unknown").
+// inference over everything, without elision.  As in stap, a resolution
+// error leaves every type "unknown" (inference does not run), while a type
+// conflict keeps what inference found.
 void type_for_listing(Program& program, TapsetLibrary& library, ast::Arena& arena,
                       SourceManager& sources, Diagnostics& diags) {
   for (;;) {
-    if (!resolve_program(program, library, arena, diags)) break;
+    if (!resolve_program(program, library, arena, diags)) return;
     if (program.expanded_files == program.files.size()) break;
     if (!expand_aliases(program, library, arena, sources, diags)) break;
   }
