@@ -266,10 +266,11 @@ void Session::run_user_probe(size_t index) {
 }
 
 bool Session::attach_all() {
+  std::set<std::string> attached;
   for (const ir::Probe& p : module_.probes) {
     if (p.context != ir::Context::kernel) continue;
     std::string error;
-    if (!attach_probe(obj_, p, links_, error)) {
+    if (!attach_probe(obj_, p, links_, attached, error)) {
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       return false;
     }
