@@ -159,10 +159,10 @@ std::optional<Key> unpack_key(const ir::Global& global, int64_t maxstringlen,
                               const char* data, size_t size) {
   Reader in(data, size);
   Key key;
-  for (ir::Type t : global.keys) {
-    if (t == ir::Type::string) {
+  for (size_t k = 0; k < global.keys.size(); ++k) {
+    if (global.keys[k] == ir::Type::string) {
       std::string s;
-      if (!in.string_slot(static_cast<size_t>(maxstringlen), s)) return std::nullopt;
+      if (!in.string_slot(global.key_width(k, uint32_t(maxstringlen)), s)) return std::nullopt;
       key.push_back(Value::of(std::move(s)));
     } else {
       int64_t v = 0;

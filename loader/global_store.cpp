@@ -69,9 +69,12 @@ struct GlobalStore::Impl {
   bool per_cpu(size_t g) const { return global(g).type == Type::stats; }
   bool scalar_stat(size_t g) const { return per_cpu(g) && !global(g).is_array(); }
 
-  void put_string(char* dst, const std::string& s) const {
-    size_t n = std::min(s.size(), strlen_max() - 1);
-    std::memset(dst, 0, strlen_max());
+  // `width` bytes at dst: a packed key's string may be narrower than
+  // MAXSTRINGLEN (ir::narrow_string_keys).
+  void put_string(char* dst, const std::string& s, size_t width = 0) const {
+    if (width == 0) width = strlen_max();
+    size_t n = std::min(s.size(), width - 1);
+    std::memset(dst, 0, width);
     std::memcpy(dst, s.data(), n);
   }
   std::string get_string(const char* src) const {
@@ -88,8 +91,9 @@ struct GlobalStore::Impl {
     size_t at = 0;
     for (size_t k = 0; k < key.size(); ++k) {
       if (gl.keys[k] == Type::string) {
-        put_string(out.data() + at, key[k].str);
-        at += strlen_max();
+        size_t width = gl.key_width(k, uint32_t(strlen_max()));
+        put_string(out.data() + at, key[k].str, width);
+        at += width;
       } else {
         std::memcpy(out.data() + at, &key[k].num, 8);
         at += 8;
@@ -100,10 +104,11 @@ struct GlobalStore::Impl {
   Key unpack_key(size_t g, const char* bytes) const {
     const Global& gl = global(g);
     Key key;
-    for (Type t : gl.keys) {
-      if (t == Type::string) {
-        key.push_back(Value::of(get_string(bytes)));
-        bytes += strlen_max();
+    for (size_t k = 0; k < gl.keys.size(); ++k) {
+      if (gl.keys[k] == Type::string) {
+        size_t width = gl.key_width(k, uint32_t(strlen_max()));
+        key.push_back(Value::of(std::string(bytes, strnlen(bytes, width))));
+        bytes += width;
       } else {
         int64_t v;
         std::memcpy(&v, bytes, 8);

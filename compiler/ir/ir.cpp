@@ -76,7 +76,7 @@ uint32_t assign_layout(Module& m) {
     }
     g.map_name = STAP_GLOBAL_MAP_PREFIX + std::to_string(i);
     g.key_size = 0;
-    for (Type k : g.keys) g.key_size += size_of(k);
+    for (size_t k = 0; k < g.keys.size(); ++k) g.key_size += g.key_width(k, strlen_max);
     if (g.type == Type::stats)
       g.value_size = sizeof(struct stap_stat) + 8u * static_cast<uint32_t>(g.hist.buckets());
     else

@@ -141,6 +141,14 @@ struct Global {
   //    maxstringlen for a string, a struct stap_stat plus buckets for stats).
   uint32_t offset = 0;
   std::string map_name;
+  // Bytes each key takes in the packed key: 8 for a long; for a string
+  // MAXSTRINGLEN, or less when narrow_string_keys() proved every string
+  // used as that key shorter (a multiple of 8, NUL included).  Empty: full.
+  std::vector<uint32_t> key_widths;
+  uint32_t key_width(size_t k, uint32_t maxstringlen) const {
+    if (k < key_widths.size()) return key_widths[k];
+    return keys.at(k) == Type::string ? maxstringlen : 8;
+  }
   uint32_t key_size = 0;
   uint32_t value_size = 0;
 
@@ -222,8 +230,12 @@ class Module {
   std::deque<std::unique_ptr<Node>> nodes_;
 };
 
-// Fills Global::offset/map_name/key_size/value_size from the limits.
-// Returns the size of the globals map's value (header + scalars).
+// Fills Global::offset/map_name/key_size/value_size from the limits and
+// key_widths.  Returns the size of the globals map's value (header + scalars).
 uint32_t assign_layout(Module& m);
+
+// Sets Global::key_widths from every use of every array in the module
+// (key_width.cpp); run before assign_layout().
+void narrow_string_keys(Module& m);
 
 }  // namespace stap::ir

@@ -220,7 +220,7 @@ void print_probe(std::ostringstream& o, const Module& m, const Probe& p, size_t 
       break;
     case ProbeKind::tracepoint: o << " event=" << p.system << ':' << p.event; break;
     case ProbeKind::syscall:
-      o << " event=raw_syscalls:" << p.event << " nr=" << p.syscall_nr;
+      o << " event=" << p.system << ':' << p.event << " nr=" << p.syscall_nr;
       break;
   }
   o << " slots=[" << types_text(p.slots) << "]\n";

@@ -169,6 +169,8 @@ void Reader::global(Global& g) {
   g.hist.step = i();
   g.offset = u32();
   g.map_name = str();
+  g.key_widths.resize(count());
+  for (uint32_t& w : g.key_widths) w = u32();
   g.key_size = u32();
   g.value_size = u32();
 }
@@ -350,13 +352,22 @@ void check_global(const Global& g, const Limits& limits, size_t index) {
   for (Type k : g.keys)
     if (k != Type::long_ && k != Type::string) throw Malformed(where + ": bad key type");
   if (g.max_entries < 0) throw Malformed(where + ": bad size");
+  if (!g.key_widths.empty() && g.key_widths.size() != g.keys.size())
+    throw Malformed(where + ": bad key widths");
+  for (size_t k = 0; k < g.key_widths.size(); ++k) {
+    uint32_t w = g.key_widths[k];
+    bool ok = g.keys[k] == Type::string
+                  ? int64_t(w) == limits.maxstringlen ||
+                        (w >= 8 && w % 8 == 0 && int64_t(w) < limits.maxstringlen)
+                  : w == 8;
+    if (!ok) throw Malformed(where + ": bad key width");
+  }
   if (g.type == Type::stats && g.hist.kind != HistShape::Kind::none) {
     int b = g.hist.buckets();
     if (b < 3 || b > 130) throw Malformed(where + ": bad histogram shape");
   } else if (g.hist.kind != HistShape::Kind::none) {
     throw Malformed(where + ": histogram on a non-statistic");
   }
-  (void)limits;
 }
 
 void check_module(const Module& m) {
@@ -419,6 +430,8 @@ std::string serialize(const Module& m) {
     w.i(g.hist.step);
     w.u(g.offset);
     w.str(g.map_name);
+    w.u(g.key_widths.size());
+    for (uint32_t kw : g.key_widths) w.u(kw);
     w.u(g.key_size);
     w.u(g.value_size);
   }

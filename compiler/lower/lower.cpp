@@ -227,6 +227,7 @@ bool Lowerer::run() {
   lower_functions();
   for (const DerivedProbe& dp : program_.probes) lower_probe(dp);
   if (diags_.error_count() != errors) return false;
+  ir::narrow_string_keys(out_);
   ir::assign_layout(out_);
   return true;
 }

@@ -94,7 +94,10 @@ TEST_CASE("lower: globals, keys, init values and layout", "[lower]") {
   CHECK(a.keys == std::vector<ir::Type>{ir::Type::string, ir::Type::long_});
   CHECK(a.max_entries == 100);
   CHECK(!a.map_name.empty());
-  CHECK(a.key_size == 128 + 8);
+  // Every string used as a's first key is the literal "k": 8 bytes, not
+  // MAXSTRINGLEN (ir::narrow_string_keys).
+  CHECK(a.key_widths == std::vector<uint32_t>{8, 8});
+  CHECK(a.key_size == 8 + 8);
   CHECK(global(l, "w").wrap);
   CHECK(global(l, "w").type == ir::Type::string);
   CHECK(global(l, "st").type == ir::Type::stats);
@@ -385,17 +388,61 @@ TEST_CASE("lower: kernel.trace with no match", "[lower]") {
   CHECK(opt.module.probes.size() == 1);
 }
 
-TEST_CASE("lower: tracepoint fields of syscalls:sys_enter_openat", "[lower]") {
+TEST_CASE("lower: syscalls:sys_enter_openat runs from raw sys_enter, args by C type", "[lower]") {
   Lowered l = lower(
       "probe kernel.trace(\"syscalls:sys_enter_openat\") {\n"
-      "  printf(\"%d %x %d %d\\n\", $dfd, $filename, $flags, $mode) }");
+      "  printf(\"%d %x %d %d %d\\n\", $dfd, $filename, $flags, $mode, $__syscall_nr) }");
   REQUIRE(l.ok);
   std::string dump = l.dump();
   INFO(dump);
-  CHECK(contains(dump, "tp_field:long offset=16 size=8 unsigned\n"
-                       "        tp_field:long offset=24 size=8 unsigned\n"
-                       "        tp_field:long offset=32 size=8 unsigned\n"
-                       "        tp_field:long offset=40 size=8 unsigned\n"));
+  // int dfd, const char *filename, int flags, umode_t mode.
+  CHECK(contains(dump, "probe 0 syscall kernel kernel.trace(\"syscalls:sys_enter_openat\") "
+                       "event=syscalls:sys_enter_openat nr=257"));
+  CHECK(contains(dump, "sys_arg:long arg=0 size=4 signed\n"
+                       "        sys_arg:long arg=1 size=8\n"
+                       "        sys_arg:long arg=2 size=4 signed\n"
+                       "        sys_arg:long arg=3 size=2\n"
+                       "        sys_nr:long\n"));
+}
+
+TEST_CASE("lower: a syscall exit reads $return and the entry's arguments", "[lower]") {
+  Lowered l = lower(
+      "probe kernel.trace(\"syscalls:sys_exit_read\") { printf(\"%d %d %d %d\\n\", $fd, $count, "
+      "$return, $ret) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  // unsigned int fd, size_t count.
+  CHECK(contains(dump, "sys_arg:long arg=0 size=4\n"
+                       "        sys_arg:long arg=2 size=8\n"
+                       "        sys_ret:long\n"
+                       "        sys_ret:long\n"));
+  Lowered bad = lower("probe kernel.trace(\"syscalls:sys_exit_read\") { println($nope) }");
+  CHECK(!bad.ok);
+  CHECK(contains(bad.messages, "alternatives: $$parms, $$vars, $__syscall_nr, $ret, $return, $fd, $buf, $count, "));
+  // Entry arguments in the exit probe of the raw event too: no, it has none.
+  Lowered raw = lower("probe kernel.trace(\"raw_syscalls:sys_exit\") { println($id, $return) }");
+  CHECK(raw.ok);
+  CHECK(contains(raw.dump(), "sys_nr:long\n        sys_ret:long\n"));
+}
+
+TEST_CASE("lower: string keys are narrowed only when every use is bounded", "[lower]") {
+  Lowered l = lower(
+      "global c, d, e\n"
+      "probe kernel.trace(\"sched:sched_switch\") { c[execname()]++; d[$prev_comm, \"x\"]++; "
+      "e[sprint(pid())]++ }\n"
+      "probe end { foreach (k in c) println(k, c[k]); foreach ([a, b] in d) println(a, d[a, b]) }");
+  REQUIRE(l.ok);
+  CHECK(global(l, "c").key_widths == std::vector<uint32_t>{16});   // comm: 15 + NUL
+  CHECK(global(l, "d").key_widths == std::vector<uint32_t>{16, 8});
+  CHECK(global(l, "e").key_widths == std::vector<uint32_t>{128});  // unknown: full
+  // A lookup with an unbounded key keeps the full width.
+  Lowered u = lower("global c\nprobe begin { c[\"a\"] = 1; println(c[sprintf(\"%d\", 5)]) }");
+  REQUIRE(u.ok);
+  CHECK(global(u, "c").key_widths == std::vector<uint32_t>{128});
+  Lowered v = lower("global c\nprobe begin { c[\"a\"] = 1; println(c[\"abcdefghijklmnopq\"]) }");
+  REQUIRE(v.ok);
+  CHECK(global(v, "c").key_widths == std::vector<uint32_t>{24});
 }
 
 TEST_CASE("lower: char arrays, $$vars, $$name, $$system", "[lower]") {
@@ -422,9 +469,9 @@ TEST_CASE("lower: __data_loc strings and fixed arrays", "[lower]") {
   CHECK(contains(l.dump(), "tp_dataloc:string offset=12\n"));
   Lowered a = lower("probe kernel.trace(\"raw_syscalls:sys_enter\") { println($id, $args[2]) }");
   REQUIRE(a.ok);
-  // long id at 8, unsigned long args[6] at 16: args[2] at 32.
-  CHECK(contains(a.dump(), "tp_field:long offset=8 size=8 signed\n"
-                           "        tp_field:long offset=32 size=8 unsigned\n"));
+  // long id, unsigned long args[6]: the number and the third argument,
+  // read from the raw sys_enter tracepoint.
+  CHECK(contains(a.dump(), "sys_nr:long\n        sys_arg:long arg=2 size=8\n"));
 }
 
 TEST_CASE("lower: unknown tracepoint field lists the alternatives", "[lower]") {
