@@ -16,20 +16,23 @@
 
 struct stp_str_work {
 	long pos, out, found, value, negative, base;
-	long tok_begin, pad;
+	long tok_begin, n;
 };
 
+/* On the stack (bpf_loop wants it there), so kept small: the areas are
+ * found from the slot and the mask, a constant the verifier sees.  Areas:
+ * 0 input, 1 pattern or delimiters, 2 replacement, 3 output. */
 struct stp_str_ctx {
 	struct stp_str_work *w;
-	const char *a, *b, *c; /* the areas: input, pattern/delimiters, replacement */
-	char *out;
-	long mask, n;
+	long mask;
 };
 
 STP_INLINE char *stp_str_area(void *slot, long i, long mask)
 {
 	return (char *)slot + sizeof(struct stp_str_work) + i * (mask + 1 + 16);
 }
+
+#define STP_AREA(x, i) stp_str_area((x)->w, i, (x)->mask)
 
 /* Copies up to three strings (n readable bytes each; null: none) into
  * the slot's areas 0..2. */
@@ -43,10 +46,10 @@ STP_INLINE void stp_str_load(void *slot, const char *a, const char *b, const cha
 		bpf_probe_read_kernel_str(stp_str_area(slot, 2, mask), n, c);
 }
 
-/* Whether area b (NUL terminated, not empty) occurs in area a at pos. */
-STP_INLINE long stp_match_at(const char *a, const char *b, long pos, long mask, long n)
+/* Whether area b (NUL terminated) occurs in area a at pos. */
+STP_INLINE long stp_match_at(const char *a, const char *b, long pos, long mask)
 {
-	for (long k = 0; k < n; k++) {
+	for (long k = 0; k <= mask; k++) {
 		char cb = b[k & mask];
 		if (!cb)
 			return 1;
@@ -62,14 +65,15 @@ static long stp_find_step(__u32 index, void *ctx)
 {
 	struct stp_str_ctx *x = ctx;
 	struct stp_str_work *w = x->w;
+	const char *a = STP_AREA(x, 0);
 	long pos = w->pos;
-	if (pos >= x->n)
+	if (pos >= w->n)
 		return 1;
-	if (stp_match_at(x->a, x->b, pos, x->mask, x->n)) {
+	if (stp_match_at(a, STP_AREA(x, 1), pos, x->mask)) {
 		w->found = pos;
 		return 1;
 	}
-	if (!x->a[pos & x->mask])
+	if (!a[pos & x->mask])
 		return 1;
 	w->pos = pos + 1;
 	return 0;
@@ -81,8 +85,8 @@ STP_INLINE long stp_strpos(void *slot, long n, long mask)
 	struct stp_str_work *w = slot;
 	w->pos = 0;
 	w->found = -1;
-	struct stp_str_ctx x = {w, stp_str_area(slot, 0, mask), stp_str_area(slot, 1, mask), 0, 0,
-				mask, n};
+	w->n = n;
+	struct stp_str_ctx x = {w, mask};
 	bpf_loop(n, stp_find_step, &x, 0);
 	return w->found;
 }
@@ -93,22 +97,24 @@ static long stp_replace_step(__u32 index, void *ctx)
 {
 	struct stp_str_ctx *x = ctx;
 	struct stp_str_work *w = x->w;
-	long pos = w->pos, o = w->out, mask = x->mask, n = x->n;
-	char ch = x->a[pos & mask];
+	const char *a = STP_AREA(x, 0), *c = STP_AREA(x, 2);
+	char *out = STP_AREA(x, 3);
+	long pos = w->pos, o = w->out, mask = x->mask, n = w->n;
+	char ch = a[pos & mask];
 	if (!ch || pos >= n)
 		return 1;
-	if (w->value > 0 && stp_match_at(x->a, x->b, pos, mask, n)) {
-		for (long k = 0; k < n; k++) {
-			char r = x->c[k & mask];
+	if (w->value > 0 && stp_match_at(a, STP_AREA(x, 1), pos, mask)) {
+		for (long k = 0; k <= mask; k++) {
+			char r = c[k & mask];
 			if (!r || o >= n - 1)
 				break;
-			x->out[o & mask] = r;
+			out[o & mask] = r;
 			o++;
 		}
 		w->pos = pos + w->value;
 	} else {
 		if (o < n - 1) {
-			x->out[o & mask] = ch;
+			out[o & mask] = ch;
 			o++;
 		}
 		w->pos = pos + 1;
@@ -126,8 +132,8 @@ STP_INLINE char *stp_str_replace(void *slot, long from_len, long n, long mask)
 	w->pos = 0;
 	w->out = 0;
 	w->value = from_len;
-	struct stp_str_ctx x = {w, stp_str_area(slot, 0, mask), stp_str_area(slot, 1, mask),
-				stp_str_area(slot, 2, mask), out, mask, n};
+	w->n = n;
+	struct stp_str_ctx x = {w, mask};
 	bpf_loop(n, stp_replace_step, &x, 0);
 	out[w->out & mask] = 0;
 	return out;
@@ -140,7 +146,7 @@ static long stp_strtol_step(__u32 index, void *ctx)
 	struct stp_str_ctx *x = ctx;
 	struct stp_str_work *w = x->w;
 	long pos = w->pos;
-	unsigned long c = (unsigned char)x->a[pos & x->mask];
+	unsigned long c = (unsigned char)STP_AREA(x, 0)[pos & x->mask];
 	long digit = 99;
 	if (c >= '0' && c <= '9')
 		digit = c - '0';
@@ -148,7 +154,7 @@ static long stp_strtol_step(__u32 index, void *ctx)
 		digit = c - 'a' + 10;
 	else if (c >= 'A' && c <= 'Z')
 		digit = c - 'A' + 10;
-	if (pos >= x->n || digit >= w->base)
+	if (pos >= w->n || digit >= w->base)
 		return 1;
 	w->value = (long)((unsigned long)w->value * (unsigned long)w->base + (unsigned long)digit);
 	w->pos = pos + 1;
@@ -176,7 +182,8 @@ STP_INLINE long stp_strtol(void *slot, long base, long n, long mask)
 	w->pos = pos;
 	w->base = base;
 	w->value = 0;
-	struct stp_str_ctx x = {w, s, 0, 0, 0, mask, n};
+	w->n = n;
+	struct stp_str_ctx x = {w, mask};
 	bpf_loop(n, stp_strtol_step, &x, 0);
 	unsigned long v = w->value;
 	return w->negative ? (long)(0 - v) : (long)v;
@@ -194,16 +201,17 @@ static long stp_token_step(__u32 index, void *ctx)
 {
 	struct stp_str_ctx *x = ctx;
 	struct stp_str_work *w = x->w;
+	const char *a = STP_AREA(x, 0), *delim = STP_AREA(x, 1);
 	long pos = w->pos, mask = x->mask;
-	char ch = x->a[pos & mask];
+	char ch = a[pos & mask];
 	int is_delim = 0;
-	for (long k = 0; k < x->n; k++) {
-		char d = x->b[k & mask];
+	for (long k = 0; k <= mask; k++) {
+		char d = delim[k & mask];
 		if (!d)
 			break;
 		is_delim |= d == ch;
 	}
-	if (ch && !is_delim && pos < x->n) {
+	if (ch && !is_delim && pos < w->n) {
 		w->pos = pos + 1;
 		return 0;
 	}
@@ -213,7 +221,7 @@ static long stp_token_step(__u32 index, void *ctx)
 		w->out = ch ? pos + 1 : -1; /* -1: no input left */
 		return 1;
 	}
-	if (!ch || pos >= x->n) {
+	if (!ch || pos >= w->n) {
 		w->out = -1;
 		return 1;
 	}
@@ -223,11 +231,11 @@ static long stp_token_step(__u32 index, void *ctx)
 }
 
 /* tokenize(area 0, area 1) with the state `t`; the token is written to
- * dst (n bytes). */
+ * dst (n bytes).  The kept string is copied to area 0 for the search. */
 STP_INLINE void stp_tokenize(struct stp_tokenize *t, void *slot, char *dst, long n, long mask)
 {
 	struct stp_str_work *w = slot;
-	const char *input = stp_str_area(slot, 0, mask);
+	char *input = stp_str_area(slot, 0, mask);
 	dst[0] = 0;
 	if (input[0]) {
 		bpf_probe_read_kernel_str(t->str, n, input);
@@ -236,11 +244,13 @@ STP_INLINE void stp_tokenize(struct stp_tokenize *t, void *slot, char *dst, long
 	}
 	if (!t->active)
 		return;
+	bpf_probe_read_kernel_str(input, n, t->str);
 	w->pos = t->start;
 	w->tok_begin = t->start;
 	w->found = 0;
 	w->out = -1;
-	struct stp_str_ctx x = {w, t->str, stp_str_area(slot, 1, mask), 0, 0, mask, n};
+	w->n = n;
+	struct stp_str_ctx x = {w, mask};
 	bpf_loop(n + 1, stp_token_step, &x, 0);
 	if (w->out < 0)
 		t->active = 0;
@@ -255,5 +265,5 @@ STP_INLINE void stp_tokenize(struct stp_tokenize *t, void *slot, char *dst, long
 		size = 1;
 	if (size > n)
 		size = n;
-	bpf_probe_read_kernel_str(dst, size, t->str + begin);
+	bpf_probe_read_kernel_str(dst, size, input + begin);
 }

@@ -35,15 +35,14 @@ struct stp_text {
 	long out, room;  /* output position, characters left of outlen */
 	long esc, esc_len; /* first escape a truncation could cut, or -1 */
 	long c;          /* the last character decoded */
-	long pad;
+	long buffer;     /* a buffer: NULs are data */
 };
 
+/* On the stack (bpf_loop wants it there), so kept small: the areas are
+ * found from the slot and the mask, a constant the verifier sees. */
 struct stp_text_ctx {
 	struct stp_text *t;
-	const char *in;
-	char *out;
 	long mask;
-	long buffer;
 };
 
 STP_INLINE char *stp_text_in(void *slot)
@@ -79,11 +78,13 @@ static long stp_text_step(__u32 index, void *ctx)
 	struct stp_text_ctx *x = ctx;
 	struct stp_text *t = x->t;
 	long mask = x->mask;
+	const char *in = stp_text_in(t);
+	char *out = stp_text_out(t, mask);
 	long left = t->left;
 	if (left <= 0)
 		return 1;
 	long at = t->at;
-	unsigned long b = (unsigned char)x->in[at & mask];
+	unsigned long b = (unsigned char)in[at & mask];
 	unsigned long c = b;
 	long nbytes = 1;
 	if ((b & 0xE0) == 0xC0 && left >= 2)
@@ -97,7 +98,7 @@ static long stp_text_step(__u32 index, void *ctx)
 		for (long i = 1; i < 4; i++) {
 			if (i >= nbytes)
 				break;
-			unsigned long b2 = (unsigned char)x->in[(at + i) & mask];
+			unsigned long b2 = (unsigned char)in[(at + i) & mask];
 			ok &= (b2 & 0xC0) == 0x80;
 			c = (c << 6) | (b2 & 0x3F);
 		}
@@ -107,7 +108,7 @@ static long stp_text_step(__u32 index, void *ctx)
 	}
 	t->c = c;
 	long room = t->room;
-	if ((c == 0 && !x->buffer) || room <= 0)
+	if ((c == 0 && !t->buffer) || room <= 0)
 		return 1;
 	t->at = at + nbytes;
 	t->left = left - nbytes;
@@ -121,7 +122,6 @@ static long stp_text_step(__u32 index, void *ctx)
 	if (room < num)
 		return 1;
 	long o = t->out & mask;
-	char *out = x->out;
 	long written = num;
 	if (plain) {
 		out[o] = c;
@@ -172,7 +172,8 @@ STP_INLINE char *stp_text_escape(void *slot, long inlen, long outlen, long quote
 		t->out = 1;
 	}
 	t->room = outlen;
-	struct stp_text_ctx x = {t, stp_text_in(slot), out, mask, buffer};
+	t->buffer = buffer;
+	struct stp_text_ctx x = {t, mask};
 	bpf_loop(n, stp_text_step, &x, 0);
 	long o = t->out;
 	if (quoted) {

@@ -3,6 +3,7 @@
 // abort records, string searching and conversions.  Semantics as
 // loader/interp_builtins.cpp, which follows stap 4.8's tapsets.
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 
 #include <algorithm>
 
@@ -33,16 +34,33 @@ std::vector<std::string> syscall_table() {
 
 // names[index] as a string value, "" for an index outside the table.  The
 // table is one block of .rodata, entries NUL padded to one width (a
-// multiple of 8), with an empty entry last for the indexes outside.
+// multiple of 8), padded with empty entries to a power of two (at least
+// one), so that the index is bounded by a mask, without a branch: a
+// branch would split the verifier's state on the index's range, and a
+// script using the same value in many calls would multiply its states.
 Value* ProgramEmitter::table_entry(const std::vector<std::string>& names, Value* index) {
   size_t width = 8;
   for (const std::string& s : names) width = std::max(width, (s.size() + 8) & ~size_t(7));
+  size_t entries = 1;
+  while (entries <= names.size()) entries *= 2;
   std::string bytes;
   for (const std::string& s : names) bytes += s + std::string(width - s.size(), '\0');
-  bytes += std::string(width - 1, '\0');  // literal() adds the last NUL
+  bytes += std::string((entries - names.size()) * width - 1, '\0');  // literal() adds a NUL
   Value* base = rodata_ptr(ms_.literal(bytes, false));
-  Value* last = i64c(int64_t(names.size()));
-  Value* i = b_.CreateSelect(b_.CreateICmpULT(index, last), index, last);
+  // Opaque to LLVM (as bpf_runtime's STP_OPAQUE), which would otherwise
+  // turn the arithmetic back into a compare and branch.
+  auto* opaque = InlineAsm::get(FunctionType::get(m_.i64, {m_.i64}, false), "", "=r,0", true);
+  index = b_.CreateCall(opaque, {index});
+  // index <u n, as a 0/1 (Hacker's Delight's unsigned less-than).
+  Value* n = i64c(int64_t(names.size()));
+  Value* not_x = b_.CreateNot(index);
+  Value* lt = b_.CreateLShr(b_.CreateOr(b_.CreateAnd(not_x, n),
+                                        b_.CreateAnd(b_.CreateOr(not_x, n), b_.CreateSub(index, n))),
+                            63);
+  lt = b_.CreateCall(opaque, {lt});
+  // In range: index; else n (an empty entry); then masked for the verifier.
+  Value* i = b_.CreateOr(b_.CreateAnd(index, b_.CreateNeg(lt)), b_.CreateAnd(n, b_.CreateSub(lt, i64c(1))));
+  i = b_.CreateAnd(i, i64c(int64_t(entries - 1)));
   Value* dst = string_temp();
   Value* src = byte_ptr(base, b_.CreateMul(i, i64c(int64_t(width))));
   helper(kProbeReadKernelStr, m_.i64, {dst, i64c(std::min<int64_t>(int64_t(width), ms_.maxlen)), src});
@@ -69,7 +87,7 @@ Value* ProgramEmitter::number_reader(const ir::Node* n) {
   for (const auto& r : kReads) {
     if (n->s != r.name) continue;
     Value* addr = expr(n->kids.at(0));
-    AllocaInst* tmp = m_.entry_alloca(m_.i64, "read");
+    Value* tmp = scratch_slot(8);  // scratch, not stack: probes call many builtins
     b_.CreateStore(i64c(0), tmp);
     Value* rc = helper(kProbeReadUser, m_.i64, {tmp, i64c(r.size), b_.CreateIntToPtr(addr, m_.ptr)});
     BasicBlock* fault = block("read_fault");
@@ -79,7 +97,7 @@ Value* ProgramEmitter::number_reader(const ir::Node* n) {
     b_.CreateStore(i64c(0), tmp);
     if (r.warn) {
       Value* msg = string_temp();
-      AllocaInst* data = m_.entry_alloca(m_.i64, "warn_addr");
+      Value* data = scratch_slot(8);
       b_.CreateStore(addr, data);
       std::string fmt = std::string(r.warn) + " 0x%llx [man error::fault]";
       helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
@@ -170,14 +188,13 @@ Value* ProgramEmitter::ctime_value(const ir::Node* n) {
   };
   refuse(b_.CreateICmpSGT(secs, i64c(2147483647LL)), "Time too far in the future to be converted");
   refuse(b_.CreateICmpSLT(secs, i64c(-2147483648LL)), "Time too far in the past to be converted");
-  Type* fields_ty = ArrayType::get(m_.i64, 7);
-  AllocaInst* fields = m_.entry_alloca(fields_ty, "ctime_fields");
+  Value* fields = scratch_slot(56);
   runtime_call("stp_ctime_fields", Type::getVoidTy(m_.module().getContext()), {secs, fields});
   auto field = [&](int i) { return b_.CreateLoad(m_.i64, byte_ptr(fields, int64_t(8 * i))); };
   Value* day = table_entry({"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}, field(0));
   Value* month = table_entry({"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
                               "Nov", "Dec"}, field(1));
-  AllocaInst* data = m_.entry_alloca(fields_ty, "ctime_args");
+  Value* data = scratch_slot(56);
   Value* values[] = {b_.CreatePtrToInt(day, m_.i64), b_.CreatePtrToInt(month, m_.i64), field(2),
                      field(3), field(4), field(5), field(6)};
   for (int i = 0; i < 7; ++i) b_.CreateStore(values[i], byte_ptr(data, int64_t(8 * i)));
@@ -211,7 +228,7 @@ Value* ProgramEmitter::string_warn_reader(const ir::Node* n) {
   BasicBlock* done = block("str_read");
   b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
   b_.SetInsertPoint(fault);
-  AllocaInst* data = m_.entry_alloca(ArrayType::get(m_.i64, 2), "warn_args");
+  Value* data = scratch_slot(16);
   b_.CreateStore(rc, data);
   b_.CreateStore(addr, byte_ptr(data, int64_t(8)));
   Value* text = string_temp();
@@ -228,9 +245,10 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
   const std::string& name = n->s;
   auto arg = [&](size_t i) { return expr(n->kids.at(i)); };
   if (name == "errno_str") {
+    // |e| without a branch (see table_entry): (e ^ sign) - sign.
     Value* e = arg(0);
-    Value* mag = b_.CreateSelect(b_.CreateICmpSLT(e, i64c(0)), b_.CreateNeg(e), e);
-    return table_entry(errno_table(), mag);
+    Value* sign = b_.CreateAShr(e, 63);
+    return table_entry(errno_table(), b_.CreateSub(b_.CreateXor(e, sign), sign));
   }
   if (name == "syscall_name") return table_entry(syscall_table(), arg(0));
   if (name == "usrdev2kerndev") {

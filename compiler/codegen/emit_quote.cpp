@@ -113,7 +113,7 @@ Value* ProgramEmitter::quote_builtin(const ir::Node* n) {
   b_.CreateBr(done);
 
   b_.SetInsertPoint(fault);
-  AllocaInst* data = m_.entry_alloca(m_.i64, "quote_addr");
+  Value* data = scratch_slot(8);
   b_.CreateStore(addr, data);
   if (raises) {
     std::string fmt = std::string("Unable to access ") + (user ? "user" : "kernel") +
