@@ -16,5 +16,6 @@ cases=(
   try_catch_kernel print_family_kernel printf_kernel error_division_kernel
   delete_kernel maxmapentries_kernel tp_char_array tp_data_loc
   exit_tracepoint concurrent_increment printf_memory kernel_memory
+  syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
 )
 cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
