@@ -51,3 +51,33 @@ TEST_CASE("kernel builtins: each listed one compiles and loads", "[codegen]") {
   }
   CHECK(checked >= ir::kernel_builtins().size() - 2);
 }
+
+// The same with run-time arguments (a tracepoint field, which LLVM cannot
+// fold, so bounds the verifier needs are not optimised away) and odd
+// MAXSTRINGLENs (the text loops mask with the next power of two).
+TEST_CASE("kernel builtins: run-time arguments and odd MAXSTRINGLEN", "[codegen]") {
+  for (int64_t maxlen : {8, 13, 200}) {
+    for (std::string_view name : ir::kernel_builtins()) {
+      for (const Builtin& b : all_builtins()) {
+        if (b.name != name || b.shape != ArgShape::fixed) continue;
+        if (name == "exit" || name == "error") continue;
+        Builder s;
+        s.m.limits.maxstringlen = maxlen;
+        std::vector<Node*> args;
+        for (const BuiltinParam& p : b.params)
+          args.push_back(p.type == ast::Type::string ? s.str("a\tb\303\251c")
+                                                     : s.node(Op::tp_field, Type::long_, {}, 8, 4, 1));
+        Node* call = s.call_builtin(b.name, ir_type_of(b.return_type), args);
+        s.probe(s.expr(call), {}, "sys_enter_getpid", "syscalls", s.num(0));
+        INFO(b.signature() << " MAXSTRINGLEN " << maxlen);
+        CodegenResult r = generate_object(s.m, CodegenOptions{});
+        INFO(r.error);
+        REQUIRE(r.ok);
+        bpf_object* obj = bpf_object__open_mem(r.object.data(), r.object.size(), nullptr);
+        REQUIRE(obj);
+        CHECK(bpf_object__load(obj) == 0);
+        bpf_object__close(obj);
+      }
+    }
+  }
+}
