@@ -133,6 +133,7 @@ class Expander {
       : program_(program), library_(library), arena_(arena), sources_(sources), diags_(diags) {}
 
   void collect_user_aliases();
+  void refresh_alias_names();
   void expand_probe(const ast::ProbeDecl& probe);
 
  private:
@@ -165,6 +166,7 @@ class Expander {
   std::vector<ast::AliasDecl*> user_aliases_;
   std::vector<std::string> alias_heads_;  // for "similar:" hints
   std::vector<const ast::ProbePoint*> alias_names_;
+  size_t library_aliases_seen_ = 0;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> remapped_;
 };
 
@@ -174,6 +176,7 @@ void Expander::collect_user_aliases() {
     for (ast::AliasDecl* a : file->aliases) user_aliases_.push_back(a);
   }
   std::vector<ast::AliasDecl*> all = library_.all_aliases();
+  library_aliases_seen_ = all.size();
   all.insert(all.end(), user_aliases_.begin(), user_aliases_.end());
   for (const ast::AliasDecl* a : all) {
     for (const ast::ProbePoint* n : a->names) {
@@ -182,6 +185,17 @@ void Expander::collect_user_aliases() {
       alias_names_.push_back(n);
     }
   }
+}
+
+// The library grows while points are expanded (the syscall aliases are
+// generated on demand, all of them for a call name that matches none), so
+// the names the mismatch hints walk are taken again when it did.
+void Expander::refresh_alias_names() {
+  if (library_.all_aliases().size() == library_aliases_seen_) return;
+  user_aliases_.clear();
+  alias_heads_.clear();
+  alias_names_.clear();
+  collect_user_aliases();
 }
 
 // "syscall.nope*": the head names aliases and no provider, so the miss is
@@ -320,6 +334,7 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     ctx.condition = cond;
   }
   auto aliases = matching_aliases(point);
+  if (aliases.empty()) refresh_alias_names();
   if (aliases.empty() && only_aliases_could_match(point)) {
     if (!ctx.quiet) report_alias_mismatch(point);
     return 0;

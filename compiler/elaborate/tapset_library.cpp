@@ -171,8 +171,14 @@ void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
       return;
     }
   }
+  std::vector<std::string> matched = list_syscalls(tracefs_root_, glob);
+  // A call name that matches none (syscall.nope) is reported with the
+  // names nearest to it: every alias is generated for that hint.  An
+  // optional point's miss is not reported, so it costs nothing.
+  if (matched.empty() && !point.optional && !point.sufficient)
+    matched = list_syscalls(tracefs_root_, glob = "*");
   std::vector<std::string> names;
-  for (std::string& n : list_syscalls(tracefs_root_, glob))
+  for (std::string& n : matched)
     if (syscalls_generated_.insert(n).second) names.push_back(std::move(n));
   if (names.empty()) return;
   std::vector<SyscallFormat> calls = read_syscall_formats(tracefs_root_, names);

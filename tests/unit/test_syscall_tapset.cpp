@@ -168,6 +168,26 @@ TEST_CASE("syscall tapset: generated only for the calls a point names", "[syscal
   CHECK(f.points().size() == 4);
 }
 
+TEST_CASE("syscall tapset: an unknown call is reported with the nearest names",
+          "[syscall_tapset]") {
+  FakeSyscalls fake;
+  ProbeFixture f;
+  f.load({(fake.dir / "tapset").string()});
+  f.library.set_tracefs_root((fake.dir / "tracefs").string());
+  f.parse("probe syscall.openaat {}");
+  CHECK_FALSE(f.expand());
+  INFO(f.messages());
+  CHECK(f.messages().find("semantic error: probe point mismatch (similar: openat): "
+                          "identifier 'openaat' at <input>:1:15") != std::string::npos);
+  // An optional point's miss is silent and generates nothing.
+  ProbeFixture g;
+  g.load({(fake.dir / "tapset").string()});
+  g.library.set_tracefs_root((fake.dir / "tracefs").string());
+  g.parse("probe syscall.openaat ? {}");
+  g.expand();
+  CHECK(g.library.all_aliases().empty());
+}
+
 TEST_CASE("syscall tapset: no table, no generation", "[syscall_tapset]") {
   FakeSyscalls fake;
   ProbeFixture f;
