@@ -60,7 +60,9 @@ Value* ProgramEmitter::table_entry(const std::vector<std::string>& names, Value*
   lt = b_.CreateCall(opaque, {lt});
   // In range: index; else n (an empty entry); then masked for the verifier.
   Value* i = b_.CreateOr(b_.CreateAnd(index, b_.CreateNeg(lt)), b_.CreateAnd(n, b_.CreateSub(lt, i64c(1))));
-  i = b_.CreateAnd(i, i64c(int64_t(entries - 1)));
+  // The mask last, behind the barrier: LLVM would distribute it over the
+  // OR, and 6.1's verifier loses the bounds of an OR.
+  i = b_.CreateAnd(b_.CreateCall(opaque, {i}), i64c(int64_t(entries - 1)));
   Value* dst = string_temp();
   Value* src = byte_ptr(base, b_.CreateMul(i, i64c(int64_t(width))));
   helper(kProbeReadKernelStr, m_.i64, {dst, i64c(std::min<int64_t>(int64_t(width), ms_.maxlen)), src});
@@ -247,7 +249,8 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
   if (name == "errno_str") {
     // |e| without a branch (see table_entry): (e ^ sign) - sign.
     Value* e = arg(0);
-    Value* sign = b_.CreateAShr(e, 63);
+    auto* opaque = InlineAsm::get(FunctionType::get(m_.i64, {m_.i64}, false), "", "=r,0", true);
+    Value* sign = b_.CreateCall(opaque, {b_.CreateAShr(e, 63)});  // else LLVM makes it a branch
     return table_entry(errno_table(), b_.CreateSub(b_.CreateXor(e, sign), sign));
   }
   if (name == "syscall_name") return table_entry(syscall_table(), arg(0));
