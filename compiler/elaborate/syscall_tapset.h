@@ -30,7 +30,7 @@
 namespace stap {
 
 // How one argument shows: its stap variable and its kind (see
-// tapsets/README.md): "d" "u" "x" "o" "p" "s" "-" "dfd", or "fn=EXPR"
+// tapsets/README.md): "d" "i" "u" "x" "o" "p" "s" "-" "dfd", or "fn=EXPR"
 // where EXPR calls a decoder with '@' standing for the variable.
 struct SyscallArgSpec {
   std::string var;

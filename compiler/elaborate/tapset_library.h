@@ -11,7 +11,8 @@
 // are not files: they are generated from tracefs (elaborate/
 // syscall_tapset.h) the first time a probe point names them, and only
 // for the calls the point can match, so scripts without syscall probes
-// never pay for reading ~360 format files.
+// never pay for reading ~360 format files.  A call name matching none
+// (syscall.nope) generates them all, for the mismatch's "similar:" names.
 #pragma once
 
 #include <map>
