@@ -24,7 +24,7 @@ bool valid_kind(const std::string& kind) {
   return kind.starts_with("fn=") && kind.find('@') != std::string::npos;
 }
 
-// One table line: NAME [ret=N] VAR:KIND ... [| ARGSTR-EXPRESSION]
+// One table line: NAME [ret=N] [name=STAPNAME] VAR:KIND ... [| ARGSTR-EXPRESSION]
 bool parse_entry(std::string_view line, SyscallEntry& e, std::string& why) {
   std::string_view head = line, tail;
   if (size_t bar = line.find('|'); bar != std::string_view::npos) {
@@ -39,6 +39,11 @@ bool parse_entry(std::string_view line, SyscallEntry& e, std::string& why) {
     if (w.starts_with("ret=")) {
       e.ret_format = std::atoi(w.c_str() + 4);
       if (e.ret_format < 1 || e.ret_format > 3) return (why = "ret= takes 1, 2 or 3"), false;
+      continue;
+    }
+    if (w.starts_with("name=")) {
+      e.stap_name = w.substr(5);
+      if (e.stap_name.empty()) return (why = "name= takes a name"), false;
       continue;
     }
     size_t colon = w.find(':');
@@ -185,14 +190,18 @@ void write_entry_body(std::ostream& out, const SyscallFormat& call, const Syscal
 
 // nd_syscall.NAME is an alias of syscall.NAME: both are the tracepoint
 // here (stap's nd_ variants exist for kernels without debuginfo).
+// `name` is stap's name for the call where it differs from the kernel's
+// (newfstatat is "fstatat"); the alias keeps the kernel's name, so
+// syscall.* matches each call once.
 void write_call(std::ostream& out, const SyscallFormat& call, const SyscallEntry* entry) {
   const std::string& n = call.name;
+  const std::string& shown = entry && !entry->stap_name.empty() ? entry->stap_name : n;
   out << "probe syscall." << n << " = kernel.trace(\"syscalls:sys_enter_" << n
-      << "\")\n{\n  name = \"" << n << "\"\n";
+      << "\")\n{\n  name = \"" << shown << "\"\n";
   write_entry_body(out, call, entry);
   out << "}\n";
   out << "probe syscall." << n << ".return = kernel.trace(\"syscalls:sys_exit_" << n
-      << "\")\n{\n  name = \"" << n << "\"\n  retval = $ret\n  retstr = return_str("
+      << "\")\n{\n  name = \"" << shown << "\"\n  retval = $ret\n  retstr = return_str("
       << (entry ? entry->ret_format : 1) << ", $ret)\n}\n";
   out << "probe nd_syscall." << n << " = syscall." << n << " {}\n";
   out << "probe nd_syscall." << n << ".return = syscall." << n << ".return {}\n";

@@ -42,6 +42,7 @@ struct SyscallEntry {
   std::string name;
   std::vector<SyscallArgSpec> args;  // in the kernel's argument order
   int ret_format = 1;                // return_str's format: 1 dec, 2 hex, 3 octal
+  std::string stap_name;             // `name` when stap's differs ("fstatat")
   std::string argstr;                // a stap expression overriding the default
 };
 

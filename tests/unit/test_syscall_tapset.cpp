@@ -101,6 +101,22 @@ TEST_CASE("syscall tapset: a table entry and the C-type defaults", "[syscall_tap
         std::string::npos);
 }
 
+TEST_CASE("syscall tapset: stap's name for a call, and a C int in a wider field",
+          "[syscall_tapset]") {
+  SyscallTable t;
+  std::string error;
+  REQUIRE(t.parse("frob name=frobnicate fd:i pathname:s statbuf:p next:d\n", error));
+  CHECK(t.find("frob")->stap_name == "frobnicate");
+  std::string text = generate_syscall_aliases({format_of(frob_format)}, t);
+  // The alias keeps the kernel's name; `name` is stap's, entry and return.
+  CHECK(text.find("probe syscall.frob = kernel.trace(\"syscalls:sys_enter_frob\")\n"
+                  "{\n  name = \"frobnicate\"\n  fd = __int32($fd)\n") != std::string::npos);
+  CHECK(text.find("probe syscall.frob.return = kernel.trace(\"syscalls:sys_exit_frob\")\n"
+                  "{\n  name = \"frobnicate\"\n") != std::string::npos);
+  CHECK(!t.parse("frob name= fd:d\n", error));
+  CHECK(error == "line 1: name= takes a name");
+}
+
 TEST_CASE("syscall tapset: a call without arguments has an empty argstr", "[syscall_tapset]") {
   SyscallFormat getpid{"getpid", {}};
   std::string text = generate_syscall_aliases({getpid}, SyscallTable{});

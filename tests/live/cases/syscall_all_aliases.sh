@@ -21,5 +21,5 @@ grep -qx 'close(1)' $CASE_TMP/shown && echo "close of stdout"
 grep -qE '^(a|b|c|e|f|i|k|m|n|t|v|str|head|rest|acc|unit|huge|sync)=' $CASE_TMP/shown &&
   echo "a decoder wrote a global of the script"
 grep -qE '^exit_group\(0\)$' $CASE_TMP/shown && echo "exit_group(0)"
-grep -qE '^mmap\(0x0, [0-9]+, PROT_READ(\|PROT_WRITE)?, MAP_PRIVATE\|MAP_ANONYMOUS, -1, 0\)$' \
+grep -qE '^mmap2\(0x0, [0-9]+, PROT_READ(\|PROT_WRITE)?, MAP_PRIVATE\|MAP_ANONYMOUS, -1, 0\)$' \
   $CASE_TMP/shown && echo "anonymous mmap"
