@@ -1,5 +1,7 @@
 #include "event_drain.h"
 
+#include "ir/key_codes.h"
+
 #include <cstring>
 #include <stdexcept>
 
@@ -142,7 +144,7 @@ DecodedRecord RecordDecoder::decode_hist(uint32_t id, const char* p, size_t n) c
       module_.globals[id].hist.kind == ir::HistShape::Kind::none)
     return malformed("histogram record for global " + std::to_string(id));
   const ir::Global& g = module_.globals[id];
-  std::optional<Key> key = unpack_key(g, module_.limits.maxstringlen, p, n);
+  std::optional<Key> key = unpack_key(module_, g, p, n);
   if (!key) return malformed("histogram record with a key of " + std::to_string(n) + " bytes");
   std::optional<StatValue> value = stats_ ? stats_(id, *key) : std::nullopt;
   // An empty statistic prints nothing, as stap prints nothing for it.
@@ -155,14 +157,18 @@ DecodedRecord RecordDecoder::decode_hist(uint32_t id, const char* p, size_t n) c
   }
 }
 
-std::optional<Key> unpack_key(const ir::Global& global, int64_t maxstringlen,
+std::optional<Key> unpack_key(const ir::Module& module, const ir::Global& global,
                               const char* data, size_t size) {
   Reader in(data, size);
   Key key;
   for (size_t k = 0; k < global.keys.size(); ++k) {
-    if (global.keys[k] == ir::Type::string) {
+    if (global.key_coded(k)) {
+      int64_t code = 0;
+      if (!in.long_value(code)) return std::nullopt;
+      key.push_back(Value::of(ir::key_string(module, code)));
+    } else if (global.keys[k] == ir::Type::string) {
       std::string s;
-      if (!in.string_slot(global.key_width(k, uint32_t(maxstringlen)), s)) return std::nullopt;
+      if (!in.string_slot(global.key_width(k, uint32_t(module.limits.maxstringlen)), s)) return std::nullopt;
       key.push_back(Value::of(std::move(s)));
     } else {
       int64_t v = 0;

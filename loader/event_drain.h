@@ -55,9 +55,10 @@ class RecordDecoder {
   std::vector<std::vector<PrintfPiece>> formats_;
 };
 
-// A global's packed key (8 bytes per long, MAXSTRINGLEN per string) as
-// values; nullopt when `size` is not the global's key size.
-std::optional<Key> unpack_key(const ir::Global& global, int64_t maxstringlen,
+// A global's packed key (8 bytes per long or coded string, the key's
+// width per string) as values; nullopt when `size` is not the global's key
+// size.
+std::optional<Key> unpack_key(const ir::Module& module, const ir::Global& global,
                               const char* data, size_t size);
 
 // The histogram of a statistic in histogram_output.h's terms.

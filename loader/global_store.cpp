@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "histogram_output.h"
+#include "ir/key_codes.h"
 
 namespace stap {
 
@@ -90,7 +91,13 @@ struct GlobalStore::Impl {
     std::vector<char> out(gl.key_size, 0);
     size_t at = 0;
     for (size_t k = 0; k < key.size(); ++k) {
-      if (gl.keys[k] == Type::string) {
+      if (gl.key_coded(k)) {
+        // A string no key of the array can hold packs as a code no element
+        // has (a lookup finds nothing; analysis keeps such writes out).
+        int64_t code = ir::key_code(*module, key[k].str).value_or(ir::kNoCode);
+        std::memcpy(out.data() + at, &code, 8);
+        at += 8;
+      } else if (gl.keys[k] == Type::string) {
         size_t width = gl.key_width(k, uint32_t(strlen_max()));
         put_string(out.data() + at, key[k].str, width);
         at += width;
@@ -105,7 +112,12 @@ struct GlobalStore::Impl {
     const Global& gl = global(g);
     Key key;
     for (size_t k = 0; k < gl.keys.size(); ++k) {
-      if (gl.keys[k] == Type::string) {
+      if (gl.key_coded(k)) {
+        int64_t code;
+        std::memcpy(&code, bytes, 8);
+        key.push_back(Value::of(ir::key_string(*module, code)));
+        bytes += 8;
+      } else if (gl.keys[k] == Type::string) {
         size_t width = gl.key_width(k, uint32_t(strlen_max()));
         key.push_back(Value::of(std::string(bytes, strnlen(bytes, width))));
         bytes += width;

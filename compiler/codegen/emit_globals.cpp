@@ -2,8 +2,12 @@
 // their own (layout from ir::assign_layout, map types in codegen.h).
 #include <llvm/IR/Constants.h>
 
+#include <optional>
+
+#include "base/syscall_table.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "ir/key_codes.h"
 
 using namespace llvm;
 
@@ -36,14 +40,16 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
   for (size_t i = 0; i < nkeys; ++i) {
     bool any = n->kids.at(i)->op == ir::Op::any;
     if (any && !any_ok) unsupported(n, "an array slice ('*') cannot be used here");
-    values.push_back(any ? nullptr : expr(n->kids[i]));
+    if (any) values.push_back(nullptr);
+    else if (g.key_coded(i)) values.push_back(key_code(n->kids[i]));
+    else values.push_back(expr(n->kids[i]));
   }
   Value* key = scratch_slot(g.key_size);
   // Zero padding matters: the bytes after a string's NUL are part of the key.
   b_.CreateMemSet(key, b_.getInt8(0), g.key_size, MaybeAlign(8));
   int64_t off = 0;
   for (size_t i = 0; i < nkeys; ++i) {
-    if (g.keys[i] == ir::Type::string) {
+    if (g.keys[i] == ir::Type::string && !g.key_coded(i)) {
       int64_t width = g.key_width(i, uint32_t(ms_.maxlen));
       if (values[i]) copy_string(byte_ptr(key, off), values[i], width);
       off += width;
@@ -53,6 +59,29 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
     }
   }
   return key;
+}
+
+// The code a coded string key stores (ir/key_codes.h): a literal's is a
+// constant; syscall_name(E)'s is E when E names a call, else -1.
+Value* ProgramEmitter::key_code(const ir::Node* key) {
+  if (key->op == ir::Op::str) {
+    std::optional<int64_t> code = ir::key_code(ms_.ir, key->s);
+    if (!code) throw CodegenError("coded key literal \"" + key->s + "\" has no code");
+    return i64c(*code);
+  }
+  if (key->op != ir::Op::builtin || key->s != "syscall_name" || key->kids.size() != 1)
+    throw CodegenError("a coded key must be a literal or syscall_name()");
+  Value* nr = expr(key->kids[0]);
+  std::string named;
+  for (int64_t i = 0; i < syscalls::table_size(); ++i)
+    named += syscalls::name(i).empty() ? '\0' : '\1';
+  Value* table = rodata_ptr(ms_.literal(named, false));
+  Value* inside = b_.CreateICmpULT(nr, i64c(syscalls::table_size()));
+  // The index is clamped before the load (the verifier checks the bound).
+  Value* index = b_.CreateSelect(inside, nr, i64c(0));
+  Value* flag = b_.CreateLoad(m_.i8, byte_ptr(table, index));
+  Value* ok = b_.CreateAnd(inside, b_.CreateICmpNE(flag, b_.getInt8(0)));
+  return b_.CreateSelect(ok, nr, i64c(-1));
 }
 
 Value* ProgramEmitter::array_op(const ir::Node* n) {

@@ -110,6 +110,7 @@ class ProgramEmitter {
   llvm::Value* global_ptr(const ir::Global& g);
   // any_ok: an `any` key ('*') stays zero (a slice pattern).
   llvm::Value* pack_key(const ir::Global& g, const ir::Node* n, size_t nkeys, bool any_ok = false);
+  llvm::Value* key_code(const ir::Node* key);  // a coded string key (ir/key_codes.h)
   llvm::Value* slice_op(const ir::Node* n, const ir::Global& g, llvm::Value* map);
   llvm::Function* slice_callback(const ir::Global& g, const ir::Node* n, bool remove);
   llvm::Value* array_op(const ir::Node* n);

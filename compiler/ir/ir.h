@@ -145,6 +145,10 @@ struct Global {
   // MAXSTRINGLEN, or less when narrow_string_keys() proved every string
   // used as that key shorter (a multiple of 8, NUL included).  Empty: full.
   std::vector<uint32_t> key_widths;
+  // Per key: 1 when the string key is stored as an 8-byte code
+  // (ir/key_codes.h).  Empty: none is.
+  std::vector<uint8_t> coded_keys;
+  bool key_coded(size_t k) const { return k < coded_keys.size() && coded_keys[k]; }
   uint32_t key_width(size_t k, uint32_t maxstringlen) const {
     if (k < key_widths.size()) return key_widths[k];
     return keys.at(k) == Type::string ? maxstringlen : 8;
@@ -215,6 +219,7 @@ class Module {
   std::vector<Probe> probes;
   std::vector<std::string> formats;    // printf/sprintf formats, as stap text
   std::vector<Location> locations;     // [0] is "no location"
+  std::vector<std::string> key_literals;  // coded string keys (ir/key_codes.h)
 
   Module() : locations(1) {}
   Module(const Module&) = delete;

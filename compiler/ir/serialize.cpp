@@ -171,6 +171,8 @@ void Reader::global(Global& g) {
   g.map_name = str();
   g.key_widths.resize(count());
   for (uint32_t& w : g.key_widths) w = u32();
+  g.coded_keys.resize(count());
+  for (uint8_t& c : g.coded_keys) c = flag();
   g.key_size = u32();
   g.value_size = u32();
 }
@@ -218,6 +220,8 @@ void Reader::module() {
   for (std::string& f : m_.formats) f = str();
   m_.locations.resize(count());
   for (Location& l : m_.locations) l.text = str();
+  m_.key_literals.resize(count());
+  for (std::string& s : m_.key_literals) s = str();
 }
 
 // ---------------------------------------------------------------- checks
@@ -354,6 +358,11 @@ void check_global(const Global& g, const Limits& limits, size_t index) {
   if (g.max_entries < 0) throw Malformed(where + ": bad size");
   if (!g.key_widths.empty() && g.key_widths.size() != g.keys.size())
     throw Malformed(where + ": bad key widths");
+  if (!g.coded_keys.empty() && g.coded_keys.size() != g.keys.size())
+    throw Malformed(where + ": bad key codes");
+  for (size_t k = 0; k < g.coded_keys.size(); ++k)
+    if (g.coded_keys[k] && (g.keys[k] != Type::string || g.key_width(k, 0) != 8))
+      throw Malformed(where + ": a coded key must be an 8-byte string key");
   for (size_t k = 0; k < g.key_widths.size(); ++k) {
     uint32_t w = g.key_widths[k];
     bool ok = g.keys[k] == Type::string
@@ -432,6 +441,8 @@ std::string serialize(const Module& m) {
     w.str(g.map_name);
     w.u(g.key_widths.size());
     for (uint32_t kw : g.key_widths) w.u(kw);
+    w.u(g.coded_keys.size());
+    for (uint8_t c : g.coded_keys) w.u(c);
     w.u(g.key_size);
     w.u(g.value_size);
   }
@@ -463,6 +474,8 @@ std::string serialize(const Module& m) {
   for (const std::string& f : m.formats) w.str(f);
   w.u(m.locations.size());
   for (const Location& l : m.locations) w.str(l.text);
+  w.u(m.key_literals.size());
+  for (const std::string& s : m.key_literals) w.str(s);
   return std::move(w.out);
 }
 

@@ -6,6 +6,7 @@
 
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
+#include "ir/key_codes.h"
 #include "lower/lowerer.h"
 
 namespace stap {
@@ -227,7 +228,9 @@ bool Lowerer::run() {
   lower_functions();
   for (const DerivedProbe& dp : program_.probes) lower_probe(dp);
   if (diags_.error_count() != errors) return false;
+  ir::forward_syscall_names(out_);
   ir::narrow_string_keys(out_);
+  ir::code_string_keys(out_);
   ir::assign_layout(out_);
   return true;
 }

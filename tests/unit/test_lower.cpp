@@ -11,6 +11,7 @@
 #include <string>
 
 #include "driver/frontend.h"
+#include "ir/key_codes.h"
 #include "ir/print.h"
 #include "lower/lower.h"
 
@@ -440,9 +441,44 @@ TEST_CASE("lower: string keys are narrowed only when every use is bounded", "[lo
   Lowered u = lower("global c\nprobe begin { c[\"a\"] = 1; println(c[sprintf(\"%d\", 5)]) }");
   REQUIRE(u.ok);
   CHECK(global(u, "c").key_widths == std::vector<uint32_t>{128});
+  // Literals only: coded (ir/key_codes.h), an 8-byte code per string.
   Lowered v = lower("global c\nprobe begin { c[\"a\"] = 1; println(c[\"abcdefghijklmnopq\"]) }");
   REQUIRE(v.ok);
-  CHECK(global(v, "c").key_widths == std::vector<uint32_t>{24});
+  CHECK(global(v, "c").key_widths == std::vector<uint32_t>{8});
+  CHECK(global(v, "c").coded_keys == std::vector<uint8_t>{1});
+  CHECK(v.module.key_literals == std::vector<std::string>{"a", "abcdefghijklmnopq"});
+}
+
+TEST_CASE("lower: syscall.* counted by name keys the array by the call's number", "[lower]") {
+  Lowered l = lower(
+      "global c, d\n"
+      "probe kernel.trace(\"syscalls:sys_enter_write\") { n = \"write\"; c[n]++ }\n"
+      "probe kernel.trace(\"syscalls:sys_enter_read\") { m = \"other\"; c[m]++; d[sprint(m)] = 1 }\n"
+      "probe end { foreach (k in c) println(k, c[k], c[\"openat\"]) }");
+  REQUIRE(l.ok);
+  std::string dump = l.dump();
+  INFO(dump);
+  // write's literal names its own call: the key becomes syscall_name(<its
+  // number>) and the assignment, read by nothing else, goes.  read's
+  // literal is some other string: forwarded as it is.
+  CHECK(contains(dump, "    nop\n    expr\n      add_elem:long c old  @ identifier 'c' at "
+                       "<input>:2:63\n        builtin:string syscall_name\n"
+                       "          sys_nr:long\n"));
+  CHECK(contains(dump, "add_elem:long c old  @ identifier 'c' at <input>:3:62\n"
+                       "        str:string \"other\"\n"));
+  CHECK(global(l, "c").coded_keys == std::vector<uint8_t>{1});
+  CHECK(global(l, "c").key_size == 8);
+  CHECK(global(l, "d").coded_keys.empty());  // a computed key: a string
+  CHECK(l.module.key_literals == std::vector<std::string>{"other"});
+  CHECK(ir::key_code(l.module, "write") == std::optional<int64_t>(1));
+  CHECK(ir::key_code(l.module, "openat") == std::optional<int64_t>(257));
+  CHECK(ir::key_code(l.module, "other") == std::optional<int64_t>(ir::kLiteralBase));
+  CHECK(ir::key_code(l.module, "") == std::optional<int64_t>(-1));
+  CHECK(!ir::key_code(l.module, "newfstat").has_value());  // an event's name, not fstat's
+  CHECK(!ir::key_code(l.module, "nosuchcall").has_value());
+  CHECK(ir::key_string(l.module, 1) == "write");
+  CHECK(ir::key_string(l.module, ir::kLiteralBase) == "other");
+  CHECK(ir::key_string(l.module, -1) == "");
 }
 
 TEST_CASE("lower: char arrays, $$vars, $$name, $$system", "[lower]") {
