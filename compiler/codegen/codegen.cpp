@@ -5,9 +5,13 @@
 
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <set>
 
 #include "bpf_runtime/stap_layout.h"
@@ -239,7 +243,19 @@ std::string probe_ir_text(const ir::Module& m, Module& llvm_module) {
 
 }  // namespace
 
+// LLVM's backend ends the process on some errors ("Branch target out of
+// insn range" for a program too long for BPF's 16-bit jumps).  Nothing is
+// attached during code generation, so ending is safe; but it ends as a
+// pass-4 failure with the reason, not as an abort with a stack dump.
+void report_llvm_fatal(void*, const char* reason, bool) {
+  std::fprintf(stderr, "ERROR: the BPF code generator failed: %s\n", reason);
+  std::fprintf(stderr, "Pass 4: compilation failed.  [man error::pass4]\n");
+  std::_Exit(1);
+}
+
 CodegenResult generate_object(ir::Module& module, const CodegenOptions& options) {
+  static std::once_flag handler_installed;
+  std::call_once(handler_installed, [] { install_fatal_error_handler(report_llvm_fatal); });
   CodegenResult res;
   uint32_t globals_size = ir::assign_layout(module);
   LLVMContext ctx;
