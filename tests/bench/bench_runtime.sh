@@ -132,7 +132,7 @@ launch_figures() {
 # prog_stats PID: "RUN_TIME_NS RUN_CNT" summed over the distinct BPF
 # programs PID holds open.
 prog_stats() {
-  local f id t c seen=" " T=0 C=0
+  local f id t c seen=" " T=0 C=0 M=0
   for f in /proc/"$1"/fdinfo/*; do
     [ -r "$f" ] || continue
     id=; t=; c=
@@ -142,12 +142,15 @@ prog_stats() {
     # Links name their program too; only a program's own fd has run_cnt.
     [ -n "$id" ] && [ -n "$c" ] && [[ $seen != *" $id "* ]] || continue
     seen+="$id "; T=$((T + t)); C=$((C + c))
+    [ "$c" -gt "$M" ] && M=$c
   done
-  echo "$T $C"
+  echo "$T $C $M"
 }
 
 # event_cost CMD...: ns per event of the tracer's programs over 2M getpid
-# calls; the tracer gets SIGINT afterwards.
+# calls; the tracer gets SIGINT afterwards.  With PER_SYSCALL=1 the time of
+# all its programs is divided by the runs of the busiest one, i.e. per
+# syscall even when several programs run for each (syscall.* dispatchers).
 event_cost() {
   local pid before after i
   "$@" >/dev/null 2>>"$work/stderr" &
@@ -164,6 +167,7 @@ event_cost() {
   read -r -a after < <(prog_stats $pid)
   kill -INT $pid; wait $pid 2>/dev/null
   local dt=$(( ${after[0]:-0} - ${before[0]:-0} )) dc=$(( ${after[1]:-0} - ${before[1]:-0} ))
+  [ "${PER_SYSCALL:-0}" = 1 ] && dc=$(( ${after[2]:-0} - ${before[2]:-0} ))
   if [ "$dc" -gt 0 ]; then awk -v t=$dt -v c=$dc 'BEGIN { printf "%.0f\n", t / c }'; else echo "-"; fi
 }
 
@@ -185,6 +189,41 @@ probe end { foreach (k in c) n++ }')")
   fig[cost.bt.count]=$(printf '%s\n' "${b[@]}" | median)
   fig[cost.empty]=$(printf '%s\n' "${c[@]}" | median)
   fig[cost.bt.empty]=$(printf '%s\n' "${d[@]}" | median)
+}
+
+# Syscall probes by name (syscall.*: one tapset alias per call, dispatched
+# on the number in kernel context) and by number, per syscall.
+syscall_figures() {
+  local old i a=() b=() c=() d=() r=() w=() bw=()
+  old=$(sysctl -n kernel.bpf_stats_enabled)
+  sysctl -qw kernel.bpf_stats_enabled=1
+  export SYSTEMTAP_DIR=$work/cache.syscall PER_SYSCALL=1
+  for i in $(seq "$runs"); do
+    a+=("$(event_cost "$stap" -e 'global c
+probe syscall.* { c[name]++ }
+probe end { foreach (k in c) n++ }')")
+    b+=("$(event_cost bpftrace -e 'tracepoint:syscalls:sys_enter_* { @[probe] = count(); } END { clear(@); }')")
+    c+=("$(event_cost "$stap" -e 'global c
+probe syscall.* { c[$__syscall_nr]++ }
+probe end { foreach (k in c) n++ }')")
+    r+=("$(event_cost "$stap" -e 'global c
+probe kernel.trace("raw_syscalls:sys_enter") { c[$id]++ }
+probe end { foreach (k in c) n++ }')")
+    d+=("$(event_cost bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[args->id] = count(); } END { clear(@); }')")
+    w+=("$(wall "$stap" -e 'global c
+probe syscall.* { c[name]++ }
+probe end { foreach (k in c) n++ }' -c /bin/true)")
+    bw+=("$(wall bpftrace -e 'tracepoint:syscalls:sys_enter_* { @[probe] = count(); } END { clear(@); }' -c /bin/true)")
+  done
+  unset PER_SYSCALL
+  sysctl -qw kernel.bpf_stats_enabled="$old"
+  fig[sys.name]=$(printf '%s\n' "${a[@]}" | median)
+  fig[sys.bt.name]=$(printf '%s\n' "${b[@]}" | median)
+  fig[sys.nr]=$(printf '%s\n' "${c[@]}" | median)
+  fig[sys.bt.nr]=$(printf '%s\n' "${d[@]}" | median)
+  fig[sys.raw]=$(printf '%s\n' "${r[@]}" | median)
+  fig[sys.wall]=$(printf '%s\n' "${w[@]}" | median)
+  fig[sys.bt.wall]=$(printf '%s\n' "${bw[@]}" | median)
 }
 
 # printf_run KIND: "DELIVERED LOST RATE_PER_S" for a printf on each of 1M
@@ -241,6 +280,7 @@ echo "bench_runtime: $runs runs per figure (medians); kernel $(uname -r), $(npro
 launch_figures begin "$begin_stap" "$begin_bt"
 launch_figures counter "$counter_stap" "$counter_bt"
 cost_figures
+syscall_figures
 printf_figures
 
 bt_version=$(bpftrace --version 2>/dev/null | awk '{print $2}')
@@ -259,6 +299,11 @@ done
 row "per event, c[execname()]++ / @[comm]=count() (ns)" "${fig[cost.count]}" "${fig[cost.bt.count]}" \
   "<= bpftrace ($(at_most "${fig[cost.count]}" "${fig[cost.bt.count]}"))"
 row "per event, empty program (ns)" "${fig[cost.empty]}" "${fig[cost.bt.empty]}" ""
+row "per syscall, syscall.* c[name]++ / sys_enter_* @[probe] (ns)" "${fig[sys.name]}" "${fig[sys.bt.name]}" \
+  "<= by number + 10% ($(at_most "${fig[sys.name]}" "$(( ${fig[sys.nr]:-0} * 11 / 10 ))"))"
+row "per syscall, syscall.* c[\$__syscall_nr]++ (ns)" "${fig[sys.nr]}" "" ""
+row "per syscall, raw_syscalls c[\$id]++ / @[args->id] (ns)" "${fig[sys.raw]}" "${fig[sys.bt.nr]}" ""
+row "syscall.* count, cached, -c /bin/true: wall (ms)" "${fig[sys.wall]}" "${fig[sys.bt.wall]}" ""
 row "printf on 1M getpid: delivered" "${fig[printf.delivered]}" "${fig[printf.bt.delivered]}" ""
 row "printf on 1M getpid: reported lost" "${fig[printf.lost]}" "${fig[printf.bt.lost]}" ""
 silent=$(( calls - ${fig[printf.delivered]:-0} - ${fig[printf.lost]:-0} ))
