@@ -166,17 +166,7 @@ Function* BpfModule::begin_program(const std::string& name, const std::string& s
                               name, *mod_);
   fn->setSection(section);
   fn->setDSOLocal(true);
-  fn->addFnAttr(Attribute::NoUnwind);
-  fn->getArg(0)->setName("ctx");
-  auto* sp = dib_.createFunction(file_, name, "", file_, 1, prog_type_, 1, DINode::FlagPrototyped,
-                                 DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized);
-  fn->setSubprogram(sp);
-  // BTF FUNC_PROTO parameter names come from the argument variables.
-  dib_.createParameterVariable(sp, "ctx", 1, file_, 1, di_voidptr_, true);
-  cur_fn_ = fn;
-  cur_sp_ = sp;
-  b_.SetInsertPoint(BasicBlock::Create(ctx_, "entry", fn));
-  set_line(1);
+  start_function(fn, DISubprogram::SPFlagZero);
   used_.push_back(fn);
   return fn;
 }
@@ -184,20 +174,28 @@ Function* BpfModule::begin_program(const std::string& name, const std::string& s
 Function* BpfModule::begin_subprogram(const std::string& name) {
   auto* fn = Function::Create(FunctionType::get(i32, {ptr}, false), GlobalValue::InternalLinkage,
                               name, *mod_);
-  fn->addFnAttr(Attribute::NoUnwind);
   fn->addFnAttr(Attribute::NoInline);
-  fn->getArg(0)->setName("ctx");
   // Local in debug info too, or the verifier checks it as a global function.
-  auto* sp = dib_.createFunction(file_, name, "", file_, 1, prog_type_, 1, DINode::FlagPrototyped,
+  start_function(fn, DISubprogram::SPFlagLocalToUnit);
+  return fn;
+}
+
+// The debug info and entry block an `int f(void *ctx)` needs; the builder
+// is left in the entry block.
+void BpfModule::start_function(Function* fn, DISubprogram::DISPFlags extra) {
+  fn->addFnAttr(Attribute::NoUnwind);
+  fn->getArg(0)->setName("ctx");
+  auto* sp = dib_.createFunction(file_, fn->getName(), "", file_, 1, prog_type_, 1,
+                                 DINode::FlagPrototyped,
                                  DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized |
-                                     DISubprogram::SPFlagLocalToUnit);
+                                     extra);
   fn->setSubprogram(sp);
+  // BTF FUNC_PROTO parameter names come from the argument variables.
   dib_.createParameterVariable(sp, "ctx", 1, file_, 1, di_voidptr_, true);
   cur_fn_ = fn;
   cur_sp_ = sp;
   b_.SetInsertPoint(BasicBlock::Create(ctx_, "entry", fn));
   set_line(1);
-  return fn;
 }
 
 Function* BpfModule::add_callback(const std::string& name, DILocation*& loc) {

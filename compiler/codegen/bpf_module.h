@@ -120,6 +120,7 @@ class BpfModule {
   llvm::Type *i8, *i32, *i64, *ptr;
 
  private:
+  void start_function(llvm::Function* fn, llvm::DISubprogram::DISPFlags extra);
   llvm::DIType* di_byte_array(uint64_t n);
   llvm::DIType* int_ptr_to_array(uint64_t n);
 

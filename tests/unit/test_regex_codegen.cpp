@@ -5,21 +5,12 @@
 #include <regex.h>
 
 #include "codegen_fixture.h"
+#include "regex_oracle.h"
 
 using namespace codegen_test;
+using stap::test::glibc_matches;
 
 namespace {
-
-bool glibc_matches(const std::string& pattern, const std::string& text) {
-  regex_t re;
-  REQUIRE(regcomp(&re, pattern.c_str(), REG_EXTENDED) == 0);
-  // As loader/interp_builtins.cpp asks: every group (glibc then checks
-  // its match more closely than with none).
-  std::vector<regmatch_t> groups(re.re_nsub + 1);
-  bool hit = regexec(&re, text.c_str(), groups.size(), groups.data(), 0) == 0;
-  regfree(&re);
-  return hit;
-}
 
 struct Case {
   std::string pattern;

@@ -9,22 +9,13 @@
 #include <vector>
 
 #include "ir/regex_dfa.h"
+#include "regex_oracle.h"
 
 using stap::ir::build_regex_dfa;
+using stap::test::glibc_matches;
 using stap::ir::RegexStatus;
 
 namespace {
-
-bool glibc_matches(const std::string& pattern, const std::string& text) {
-  regex_t re;
-  REQUIRE(regcomp(&re, pattern.c_str(), REG_EXTENDED) == 0);
-  // As loader/interp_builtins.cpp asks: every group (glibc then checks
-  // its match more closely than with none).
-  std::vector<regmatch_t> groups(re.re_nsub + 1);
-  bool hit = regexec(&re, text.c_str(), groups.size(), groups.data(), 0) == 0;
-  regfree(&re);
-  return hit;
-}
 
 const std::vector<std::string> kTexts = {
     "", "a", "b", "ab", "ba", "aab", "abc", "abcabc", "xyz", "a b", " ", "\n", "a\nb",
