@@ -86,13 +86,31 @@ run_case_command() {
       kill -s "$sig_name" "$pid"; sent=1
     fi
     if [ "$now" -ge $(( timeout * 1000 )) ]; then
-      timed_out=1; kill -KILL -- -"$pid" 2>/dev/null; break
+      timed_out=1
+      # Where it was stuck, for the report: the case's processes and
+      # their kernel stacks.
+      { echo "timed out after ${timeout}s; its processes:"
+        ps -o pid,stat,wchan:32,args -s "$pid" 2>/dev/null
+        for p in $(ps -o pid= -s "$pid" 2>/dev/null); do
+          echo "kernel stack of $p:"; cat /proc/"$p"/stack 2>/dev/null | head -12
+        done; } >>"$case_tmp/why"
+      kill -KILL -- -"$pid" 2>/dev/null; break
     fi
     sleep 0.05
   done
-  wait "$pid"; status=$?
+  # A process stuck in the kernel ignores SIGKILL: never wait for it
+  # forever (the suite would hang instead of reporting the case).
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid")" != Z ] && [ $waited -lt 100 ]; do
+    sleep 0.1; waited=$((waited + 1))
+  done
+  if kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid")" != Z ]; then
+    echo "still running 10 s after SIGKILL (stuck in the kernel); left behind" >>"$case_tmp/why"
+    status=137
+  else
+    wait "$pid"; status=$?
+  fi
   kill -KILL -- -"$pid" 2>/dev/null  # anything the case left running
-  [ $timed_out -eq 1 ] && echo "timed out after ${timeout}s" >>"$case_tmp/why"
 }
 
 # Every regex line of $1 (after expansion) matches some line of $2; lines
