@@ -12,6 +12,9 @@
 
 #include <llvm/IR/Instructions.h>
 
+#include <map>
+#include <vector>
+
 namespace stap::codegen {
 
 using namespace llvm;
@@ -77,25 +80,33 @@ void ProgramEmitter::emit_syscall_dispatch(
     // A run of numbered bodies becomes one switch; bodies of one number
     // run in probe order, once the caller is known to be a 64-bit task
     // (checked only on a match: it costs a read of the registers).
+    // Numbers that run the same bodies share one block: syscall.* whose
+    // bodies all came out the same is one call, not 361 copies of it.
+    std::map<int64_t, std::vector<Function*>> by_number;
+    std::vector<int64_t> order;
+    for (; i < bodies.size() && bodies[i].first >= 0; ++i) {
+      auto [it, fresh] = by_number.try_emplace(bodies[i].first);
+      if (fresh) order.push_back(bodies[i].first);
+      it->second.push_back(bodies[i].second);
+    }
     BasicBlock* after = block("after_switch");
     SwitchInst* sw = b_.CreateSwitch(nr, after);
-    std::map<int64_t, BasicBlock*> cases;
-    for (; i < bodies.size() && bodies[i].first >= 0; ++i) {
-      auto [it, fresh] = cases.try_emplace(bodies[i].first, nullptr);
+    std::map<std::vector<Function*>, BasicBlock*> shared;
+    for (int64_t number : order) {
+      const std::vector<Function*>& calls = by_number[number];
+      auto [it, fresh] = shared.try_emplace(calls, nullptr);
       if (fresh) {
-        BasicBlock* check = block("check");
-        sw->addCase(cast<ConstantInt>(i64c(bodies[i].first)), check);
-        it->second = block("call");
+        it->second = block("check");
+        BasicBlock* call = block("call");
         IRBuilderBase::InsertPointGuard guard(b_);
-        b_.SetInsertPoint(check);
-        Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
-        b_.CreateCondBr(b_.CreateICmpNE(cs, i64c(kUser32Cs)), it->second, after);
         b_.SetInsertPoint(it->second);
+        Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
+        b_.CreateCondBr(b_.CreateICmpNE(cs, i64c(kUser32Cs)), call, after);
+        b_.SetInsertPoint(call);
+        for (Function* body : calls) run(body);
         b_.CreateBr(after);
       }
-      IRBuilderBase::InsertPointGuard guard(b_);
-      b_.SetInsertPoint(it->second->getTerminator());
-      run(bodies[i].second);
+      sw->addCase(cast<ConstantInt>(i64c(number)), it->second);
     }
     b_.SetInsertPoint(after);
   }
