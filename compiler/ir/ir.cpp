@@ -24,6 +24,8 @@ const char* probe_kind_name(ProbeKind k) {
     case ProbeKind::timer: return "timer";
     case ProbeKind::tracepoint: return "tracepoint";
     case ProbeKind::syscall: return "syscall";
+    case ProbeKind::kfunc: return "kfunc";
+    case ProbeKind::perf: return "perf";
   }
   return "?";
 }

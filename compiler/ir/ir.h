@@ -103,7 +103,16 @@ enum class Op : uint8_t {
   sys_arg,     // a = argument index 0-5, b = size (1,2,4,8), c = 1 when signed -> long
   sys_nr,      // the call's number                                -> long
   sys_ret,     // the return value (exit probes only)              -> long
+
+  // ---- kernel functions (ProbeKind::kfunc) and kernel memory
+  fn_arg,      // a = argument index 0-5, b = size (1,2,4,8), c = 1 when signed -> long
+  fn_ret,      // b = size (1,2,4,8), c = 1 when signed: the return value (return probes) -> long
+  fn_name,     // the name of the probed function being run (one of Probe::functions) -> string
+  // kids[0] = address, b = size (1,2,4,8), c = 1 when signed -> long.  A
+  // fault is a runtime error at loc: "kernel read fault at 0x... near ...".
+  kread,
 };
+constexpr Op kLastOp = Op::kread;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {
@@ -180,7 +189,17 @@ enum class ProbeKind : uint8_t {
   // syscall_nr (-1: every call).  One program per direction dispatches on
   // the number, so `syscall.*` is one attachment, not 360.
   syscall,
+  // A kernel function's entry or return (kernel.function, module().function,
+  // kprobe.function): `functions` in `module`.  The runtime picks the
+  // mechanism (compiler/kernel/kfunc_support.h): fentry/fexit for one
+  // function, kprobe.multi for many, kprobe/kretprobe where those are missing.
+  kfunc,
+  // A perf event on every CPU (timer.profile, perf.*): perf_type/perf_config,
+  // sampled every perf_period events, or perf_period times a second when
+  // perf_freq.
+  perf,
 };
+constexpr ProbeKind kLastProbeKind = ProbeKind::perf;
 const char* probe_kind_name(ProbeKind k);
 
 struct Probe {
@@ -192,6 +211,16 @@ struct Probe {
   int64_t randomize_ns = 0;
   std::string system, event;       // tracepoints
   int64_t syscall_nr = -1;         // syscall probes: the call, -1 = any
+  // kfunc: the functions (one, or many when the body reads no target
+  // variable), their module ("" = vmlinux), entry or return, and the
+  // argument count from BTF (-1: no BTF for it, so only kprobes attach).
+  std::vector<std::string> functions;
+  std::string module;
+  bool is_return = false;
+  int64_t arg_count = -1;
+  // perf
+  int64_t perf_type = 0, perf_config = 0, perf_period = 0;
+  bool perf_freq = false;
   std::vector<Type> slots;         // locals
   Node* body = nullptr;
   std::string program_name;        // kernel context: the BPF program's name, set by codegen

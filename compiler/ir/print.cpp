@@ -80,6 +80,10 @@ const char* op_name(Op op) {
     case Op::sys_arg: return "sys_arg";
     case Op::sys_nr: return "sys_nr";
     case Op::sys_ret: return "sys_ret";
+    case Op::fn_arg: return "fn_arg";
+    case Op::fn_ret: return "fn_ret";
+    case Op::fn_name: return "fn_name";
+    case Op::kread: return "kread";
   }
   return "?";
 }
@@ -159,6 +163,10 @@ std::string operands(const Module& m, const Node& n) {
       break;
     case Op::tp_chars: o << " offset=" << n.a << " length=" << n.b; break;
     case Op::tp_dataloc: o << " offset=" << n.a; break;
+    case Op::fn_arg: case Op::fn_ret: case Op::kread:
+      if (n.op == Op::fn_arg) o << " arg=" << n.a;
+      o << " size=" << n.b << (n.c ? " signed" : "");
+      break;
     case Op::sys_arg:
       o << " arg=" << n.a << " size=" << n.b << (n.c ? " signed" : "");
       break;
@@ -221,6 +229,16 @@ void print_probe(std::ostringstream& o, const Module& m, const Probe& p, size_t 
     case ProbeKind::tracepoint: o << " event=" << p.system << ':' << p.event; break;
     case ProbeKind::syscall:
       o << " event=" << p.system << ':' << p.event << " nr=" << p.syscall_nr;
+      break;
+    case ProbeKind::kfunc:
+      o << (p.is_return ? " return" : " entry") << " args=" << p.arg_count;
+      if (!p.module.empty()) o << " module=" << p.module;
+      o << " functions=";
+      for (size_t i = 0; i < p.functions.size(); ++i) o << (i ? "," : "") << p.functions[i];
+      break;
+    case ProbeKind::perf:
+      o << " type=" << p.perf_type << " config=" << p.perf_config
+        << (p.perf_freq ? " freq=" : " period=") << p.perf_period;
       break;
   }
   o << " slots=[" << types_text(p.slots) << "]\n";

@@ -127,7 +127,7 @@ class Reader {
 
   Node* node(int depth) {
     if (depth > kMaxDepth) throw Malformed("nodes nested too deeply");
-    Node* n = m_.make(enum_value(Op::sys_ret, "opcode"));
+    Node* n = m_.make(enum_value(kLastOp, "opcode"));
     n->type = type();
     n->a = i();
     n->b = i();
@@ -188,7 +188,7 @@ void Reader::function(Function& f) {
 
 void Reader::probe(Probe& p) {
   p.pp = str();
-  p.kind = enum_value(ProbeKind::syscall, "probe kind");
+  p.kind = enum_value(kLastProbeKind, "probe kind");
   p.context = enum_value(Context::user, "probe context");
   p.sequence = i();
   p.period_ns = i();
@@ -196,6 +196,15 @@ void Reader::probe(Probe& p) {
   p.system = str();
   p.event = str();
   p.syscall_nr = i();
+  p.functions.resize(count());
+  for (std::string& f : p.functions) f = str();
+  p.module = str();
+  p.is_return = flag();
+  p.arg_count = i();
+  p.perf_type = i();
+  p.perf_config = i();
+  p.perf_period = i();
+  p.perf_freq = flag();
   p.slots = types();
   p.body = body();
   p.program_name = str();
@@ -281,8 +290,15 @@ void Checker::operands(const Node& n) const {
     case Op::num: case Op::str: case Op::any: case Op::exit: case Op::nop:
     case Op::brk: case Op::cont: case Op::next:
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
-    case Op::sys_nr: case Op::sys_ret:
+    case Op::sys_nr: case Op::sys_ret: case Op::fn_name:
       return kids(n, 0);
+    case Op::fn_arg: case Op::fn_ret:
+      if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
+        fail(n, "bad function argument");
+      return kids(n, 0);
+    case Op::kread:
+      if (!(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8)) fail(n, "bad read size");
+      return kids(n, 1);
     case Op::sys_arg:
       if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
         fail(n, "bad system call argument");
@@ -466,6 +482,15 @@ std::string serialize(const Module& m) {
     w.str(p.system);
     w.str(p.event);
     w.i(p.syscall_nr);
+    w.u(p.functions.size());
+    for (const std::string& f : p.functions) w.str(f);
+    w.str(p.module);
+    w.u(p.is_return);
+    w.i(p.arg_count);
+    w.i(p.perf_type);
+    w.i(p.perf_config);
+    w.i(p.perf_period);
+    w.u(p.perf_freq);
     w.types(p.slots);
     w.body(p.body);
     w.str(p.program_name);

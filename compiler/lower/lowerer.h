@@ -20,6 +20,7 @@
 #include "ast/ast.h"
 #include "base/tracefs.h"
 #include "elaborate/builtins.h"
+#include "kernel/kernel_btf.h"
 #include "lower/lower.h"
 
 namespace stap::lower {
@@ -49,6 +50,11 @@ struct BodyState {
   bool syscall_raw = false;                // read through the saved registers
   bool syscall_exit = false;
   const tracefs::Format* entry_event = nullptr;
+  // A kernel function probe (ProbeKind::kfunc): the function whose
+  // parameters $name reads (null for a probe over many functions, or one
+  // without BTF), and whether the body runs at its return.
+  const kernel::Function* kfunc = nullptr;
+  bool kfunc_return = false;
   bool in_function = false;
 };
 
