@@ -11,6 +11,7 @@ build_packages=(
   llvm-19-dev clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev linux-libc-dev
   libfmt-dev catch2
+  liblzma-dev systemtap-sdt-dev
 )
 if [ "${1:-}" = "--guest" ]; then
   packages=("${guest_packages[@]}")
