@@ -23,7 +23,7 @@ struct KfuncSupport {
   // Why each is missing, for messages: "CONFIG_KPROBES is not set",
   // "loading a tracing program failed: Operation not permitted".
   std::string fentry_why, kprobe_multi_why, kprobe_why;
-  bool any() const { return fentry || kprobe; }
+  bool any() const { return fentry || kprobe || kprobe_multi; }
   // For the located error when none works: "this kernel offers no
   // mechanism for kernel.function probes (kprobes: ...; fentry: ...)".
   std::string missing_message() const;
