@@ -1,0 +1,125 @@
+// A user-space binary's DWARF: its own .debug_info, or separate
+// debuginfo found by build-id or .gnu_debuglink (debug_file.h).  Functions
+// with code (name, C++ scope, declaration file:line, entry pc), their
+// parameters and locals in scope at a pc with types and locations, the
+// return type, and the line table (func@file.c:LINE -> addresses).
+//
+// Function specs follow stap's process("P").function("SPEC") syntax:
+// "name", "glob*", "ns::C::name" (scopes matched against the enclosing
+// namespaces and classes), "_Z..." (the linkage name), with "@file" (a
+// glob matched against the declaration file or its tail) and ":LINE".
+#pragma once
+
+#include <elfutils/libdw.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "debuginfo/dwarf_location.h"
+#include "debuginfo/dwarf_types.h"
+#include "debuginfo/elf_file.h"
+
+namespace stap::debuginfo {
+
+struct DwarfFunction {
+  std::string name;          // DW_AT_name: "f"
+  std::string qualified;     // "ns::C::f" ("f" in C)
+  std::string linkage_name;  // "_ZN2ns1C1fEi" ("" in C)
+  std::string decl_file;     // as the DWARF spells it ("/tmp/t.c", "./malloc/malloc.c")
+  int decl_line = 0;
+  uint64_t entry_pc = 0;     // where a .function probe goes (link-time address)
+  uint64_t low_pc = 0, high_pc = 0;  // the range holding entry_pc
+  bool external = false;
+  Dwarf_Die die{};           // the concrete subprogram DIE
+  Dwarf_Die cu{};
+};
+
+struct DwarfVariable {
+  std::string name;
+  Type type;
+  bool is_parameter = false;
+  Dwarf_Die die{};
+};
+
+struct SourceLine {
+  std::string file;
+  int line = 0;
+};
+
+class DwarfFile {
+ public:
+  // The DWARF of `binary` (which must outlive the result): its own, else
+  // separate debuginfo.  nullptr with `why` saying why and what to
+  // install (no_debuginfo_message) when there is none.
+  static std::unique_ptr<DwarfFile> open(const ElfFile& binary, std::string& why,
+                                         const std::string& debug_root = "/usr/lib/debug");
+  ~DwarfFile();
+  DwarfFile(const DwarfFile&) = delete;
+  DwarfFile& operator=(const DwarfFile&) = delete;
+
+  // The file the DWARF was read from (the binary or its .debug file).
+  const std::string& debug_path() const { return debug_path_; }
+  Dwarf* dwarf() const { return dwarf_; }
+
+  // Every function with code, sorted by (qualified, entry_pc).
+  const std::vector<DwarfFunction>& functions() const { return functions_; }
+  // The functions matching a function spec ("name@file:LINE" as above;
+  // the LINE part is ignored here: see line_addresses).
+  std::vector<const DwarfFunction*> match_functions(const std::string& spec) const;
+  // The function whose range holds `pc`.
+  const DwarfFunction* function_at(uint64_t pc) const;
+
+  std::vector<DwarfVariable> parameters(const DwarfFunction& fn) const;
+  // Locals of fn's body and of its lexical blocks that contain `pc`
+  // (every block's when pc is nullopt), outer blocks first.
+  std::vector<DwarfVariable> locals(const DwarfFunction& fn, std::optional<uint64_t> pc) const;
+  Type return_type(const DwarfFunction& fn) const;
+
+  // The location of `var` of `fn` at `pc` (variable_location with the
+  // binary's CFI).
+  std::optional<Location> location(const DwarfFunction& fn, const DwarfVariable& var, uint64_t pc,
+                                   std::string& why) const;
+
+  // The first address after fn's prologue: the second line-table row of
+  // fn's entry (or one marked prologue_end), where -O0 code has stored
+  // its parameters in their stack slots.  entry_pc when not found.
+  uint64_t prologue_end(const DwarfFunction& fn) const;
+
+  // The addresses where LINE of a file matching `file` (a glob, matched
+  // against the whole name or its tail after a '/') begins within `fn`
+  // (any function when fn is null): is_stmt rows whose line differs from
+  // the previous row's, sorted.
+  std::vector<uint64_t> line_addresses(const DwarfFunction* fn, const std::string& file,
+                                       int line) const;
+  std::optional<SourceLine> line_at(uint64_t pc) const;
+
+ private:
+  DwarfFile() = default;
+  void read_functions();
+
+  const ElfFile* binary_ = nullptr;
+  std::string debug_path_;
+  int fd_ = -1;
+  Elf* debug_elf_ = nullptr;
+  Dwarf* dwarf_ = nullptr;
+  Dwarf_CFI* cfi_ = nullptr;  // the binary's .eh_frame (owned by libdw)
+  std::vector<DwarfFunction> functions_;
+};
+
+// Splits a function spec into its parts: "ns::C::f@a.c:12" -> scopes
+// {"ns","C"}, function "f", file "a.c", line "12" (line may be "*", "N-M"
+// or "+N"; empty when absent).
+struct FunctionSpec {
+  std::vector<std::string> scopes;
+  std::string function, file, line;
+};
+FunctionSpec parse_function_spec(const std::string& spec);
+
+// Whether a DWARF file name matches a spec's "@file" glob: the whole
+// name, or its tail after any '/' ("t.c" and "dir/t.c" match "/src/dir/t.c").
+bool file_matches(const std::string& pattern, const std::string& file);
+
+}  // namespace stap::debuginfo
