@@ -93,16 +93,18 @@ std::string find_library(const std::string& name, const std::string& exe, std::s
   // Candidate file names: the name itself, then the program's DT_NEEDED
   // entries it names ("libc" and "libc.so*" both mean libc.so.6).
   std::vector<std::string> names{name};
+  std::vector<std::string> dirs;
   if (!exe.empty()) {
     std::string ignored;
     if (auto elf = ElfFile::open(exe, ignored)) {
+      dirs = elf->runpath();
       std::string pattern = has_wildcard(name) ? name : name + ".so*";
       for (const auto& needed : elf->needed())
         if (needed != name && fnmatch(pattern.c_str(), needed.c_str(), 0) == 0)
           names.push_back(needed);
     }
   }
-  auto dirs = library_dirs();
+  for (const auto& dir : library_dirs()) dirs.push_back(dir);
   for (const auto& file : names) {
     if (has_wildcard(file)) continue;
     for (const auto& dir : dirs) {

@@ -24,7 +24,8 @@ std::vector<std::string> library_dirs();
 // The canonical path of library `name` for the program `exe` ("" for no
 // program): a path is taken as is; otherwise `name` is matched exactly
 // and then as a glob prefix ("libc" or "libc.so*" finds libc.so.6) against
-// exe's DT_NEEDED entries, then looked up in library_dirs().
+// exe's DT_NEEDED entries, then looked up in exe's DT_RUNPATH and
+// library_dirs().
 std::string find_library(const std::string& name, const std::string& exe, std::string& why);
 
 }  // namespace stap::debuginfo

@@ -107,12 +107,32 @@ void ElfFile::read_dynamic() {
     for (size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; ++i) {
       GElf_Dyn dyn;
       if (!gelf_getdyn(data, static_cast<int>(i), &dyn)) break;
-      if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME) continue;
+      if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME && dyn.d_tag != DT_RUNPATH &&
+          dyn.d_tag != DT_RPATH)
+        continue;
       const char* name = elf_strptr(elf_, shdr.sh_link, dyn.d_un.d_val);
       if (!name) continue;
       if (dyn.d_tag == DT_NEEDED) needed_.push_back(name);
-      else soname_ = name;
+      else if (dyn.d_tag == DT_SONAME) soname_ = name;
+      else if (dyn.d_tag == DT_RUNPATH || runpath_.empty()) set_runpath(name);
     }
+  }
+}
+
+// DT_RUNPATH wins over DT_RPATH; "$ORIGIN" is the binary's directory.
+void ElfFile::set_runpath(const std::string& text) {
+  std::string origin = path_.substr(0, path_.rfind('/') == std::string::npos ? 0 : path_.rfind('/'));
+  runpath_.clear();
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(':', start);
+    if (end == std::string::npos) end = text.size();
+    std::string dir = text.substr(start, end - start);
+    for (const char* token : {"${ORIGIN}", "$ORIGIN"})
+      for (size_t at; (at = dir.find(token)) != std::string::npos;)
+        dir.replace(at, strlen(token), origin);
+    if (!dir.empty()) runpath_.push_back(dir);
+    start = end + 1;
   }
 }
 

@@ -61,6 +61,8 @@ class ElfFile {
   uint32_t debuglink_crc() const { return debuglink_crc_; }
   const std::string& soname() const { return soname_; }
   const std::vector<std::string>& needed() const { return needed_; }
+  // DT_RUNPATH (or DT_RPATH) directories, $ORIGIN replaced.
+  const std::vector<std::string>& runpath() const { return runpath_; }
   const std::vector<LoadSegment>& segments() const { return segments_; }
   bool has_section(const std::string& name) const;
   // Whether the binary carries its own DWARF (.debug_info).
@@ -93,6 +95,7 @@ class ElfFile {
   bool read(std::string& why);
   void read_headers();
   void read_dynamic();
+  void set_runpath(const std::string& text);
   void read_notes();
   void read_symbols(Elf* elf, ElfSymbol::Source table_kind);
   void read_minidebug();
@@ -105,7 +108,7 @@ class ElfFile {
   uint16_t machine_ = 0;
   std::string build_id_, debuglink_, soname_, minidebug_note_;
   uint32_t debuglink_crc_ = 0;
-  std::vector<std::string> needed_;
+  std::vector<std::string> needed_, runpath_;
   std::vector<std::string> section_names_;
   std::vector<LoadSegment> segments_;
   std::vector<ElfSymbol> functions_;
