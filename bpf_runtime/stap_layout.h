@@ -26,6 +26,12 @@
  * data, the verifier sees it as a constant. */
 #define STAP_NR_CPUS_VAR "stap_nr_cpus"
 
+/* A kernel.function probe's program variants (compiler/codegen/emit_kfunc.cpp):
+ * Probe::program_name is the kprobe one; these suffixes name the
+ * fentry/fexit one (one function) and the kprobe.multi one (many). */
+#define STAP_KFUNC_FENTRY_SUFFIX "_fentry"
+#define STAP_KFUNC_MULTI_SUFFIX "_multi"
+
 /* Session states, in stap_globals_header.state.  Kernel-context probes run
  * their bodies only while RUNNING (stap runs begin probes before any other
  * probe fires, and none after end probes start). */

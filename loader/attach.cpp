@@ -15,7 +15,9 @@ constexpr size_t kLinksPerThread = 1;
 }  // namespace
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
-                  std::set<std::string>& attached, std::string& error) {
+                  std::set<std::string>& attached, std::string& error,
+                  const AttachReport& report) {
+  if (p.kind == ir::ProbeKind::kfunc) return attach_kfunc(obj, p, links, report, error);
   bpf_program* prog = bpf_object__find_program_by_name(obj, p.program_name.c_str());
   if (!prog) {
     error = "the compiled object has no program for probe " + p.pp;
@@ -30,7 +32,8 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
     case ir::ProbeKind::end:
     case ir::ProbeKind::error:
     case ir::ProbeKind::never:
-    case ir::ProbeKind::timer: break;
+    case ir::ProbeKind::timer:
+    case ir::ProbeKind::kfunc: break;
   }
   error = std::string("probe ") + p.pp + " of kind " + ir::probe_kind_name(p.kind) +
           " cannot run in the kernel";

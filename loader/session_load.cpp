@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "attach.h"
 #include "bpf_runtime/stap_layout.h"
 
 namespace stap {
@@ -77,7 +78,9 @@ std::string failed_probe(bpf_object* obj, const ir::Module& module) {
   bpf_object__for_each_program(prog, obj) {
     if (!bpf_program__autoload(prog) || bpf_program__fd(prog) >= 0) continue;
     for (const ir::Probe& p : module.probes)
-      if (p.program_name == bpf_program__name(prog)) return p.pp;
+      if (std::string_view(bpf_program__name(prog)).starts_with(p.program_name + "_") ||
+          p.program_name == bpf_program__name(prog))
+        return p.pp;
     return bpf_program__name(prog);
   }
   return {};
@@ -104,6 +107,11 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
     return nullptr;
   }
   if (!resize_maps(obj, module, options, error)) {
+    error = "ERROR: " + error;
+    bpf_object__close(obj);
+    return nullptr;
+  }
+  if (!choose_kfunc_programs(obj, module, error)) {
     error = "ERROR: " + error;
     bpf_object__close(obj);
     return nullptr;

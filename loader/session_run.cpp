@@ -270,7 +270,8 @@ bool Session::attach_all() {
   for (const ir::Probe& p : module_.probes) {
     if (p.context != ir::Context::kernel) continue;
     std::string error;
-    if (!attach_probe(obj_, p, links_, attached, error)) {
+    AttachReport report{options_.verbose, [this](const std::string& m) { warn(m); }};
+    if (!attach_probe(obj_, p, links_, attached, error, report)) {
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       return false;
     }

@@ -187,6 +187,10 @@ bool emit_programs(ModuleState& ms, std::string& error) {
   for (size_t i = 0; i < ms.ir.probes.size(); ++i) {
     ir::Probe& p = ms.ir.probes[i];
     if (p.context != ir::Context::kernel) continue;
+    if (p.kind == ir::ProbeKind::kfunc) {
+      if (!emit_kfunc_programs(ms, p, i, error)) return false;
+      continue;
+    }
     if (p.kind != ir::ProbeKind::tracepoint && p.kind != ir::ProbeKind::syscall) {
       error = std::string("no kernel-context code for ") + ir::probe_kind_name(p.kind) + " probes";
       return false;

@@ -54,6 +54,13 @@ struct ModuleState {
   uint32_t zeros(uint32_t size);
 };
 
+// Which program a kernel.function probe's body is built for (emit_kfunc.cpp).
+enum class KfuncVariant : uint8_t { none, kprobe, trampoline };
+
+// The variants of a kernel.function probe (emit_kfunc.cpp); sets
+// Probe::program_name.  False with `error` set.
+bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
+
 class ProgramEmitter {
  public:
   ProgramEmitter(ModuleState& ms, const ir::Probe& probe);
@@ -65,6 +72,7 @@ class ProgramEmitter {
   // its number, or for every call when that is -1.
   void emit_syscall_dispatch(const std::string& name, bool exit,
                              const std::vector<std::pair<int64_t, llvm::Function*>>& bodies);
+  void emit_kfunc(const std::string& name, const std::string& section, KfuncVariant variant);
 
  private:
   struct Frame {
@@ -103,6 +111,11 @@ class ProgramEmitter {
   llvm::Value* sys_read(const ir::Node* n);
   llvm::Value* saved_register(llvm::Value* regs, int64_t offset);
   llvm::Value* truth(llvm::Value* v);
+  // emit_kfunc.cpp: fn_arg, fn_ret, fn_name, kread
+  llvm::Value* kfunc_read(const ir::Node* n);
+  llvm::Value* kernel_read(const ir::Node* n);
+  llvm::Value* trampoline_slot(int64_t i);
+  llvm::Value* narrow(llvm::Value* v, int64_t size, bool is_signed);
   // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
   llvm::Value* regex_match(const ir::Node* n);
 
@@ -180,6 +193,7 @@ class ProgramEmitter {
   llvm::IRBuilder<>& b_;
   const ir::Probe& probe_;
   llvm::AllocaInst* reg_slot_ = nullptr;  // saved_register()'s read buffer
+  KfuncVariant kfunc_ = KfuncVariant::none;
   llvm::Function* fn_ = nullptr;
   llvm::Value* ctx_ = nullptr;
   llvm::Value* globals_ = nullptr;  // stap_globals[0]

@@ -1,0 +1,142 @@
+// Kernel-function probes (ir::ProbeKind::kfunc): the program variants the
+// loader chooses from at run time (compiler/kernel/kfunc_support.h), and
+// the reads of their contexts.
+//
+// Variants of probe N (program names; Probe::program_name is the first):
+//   kfunc_N         kprobe/kretprobe: "kprobe/F" for one function, plain
+//                   "kprobe" for many (attached once per function, or, for
+//                   one function, loaded as kprobe.multi when only that works)
+//   kfunc_N_fentry  one function with BTF (0..6 parameters, the x86-64
+//                   trampoline's limit): "fentry/F" or "fexit/F"
+//   kfunc_N_multi   many functions: "kprobe.multi" or "kretprobe.multi"
+// The kprobe variants' context is the probed function's struct pt_regs
+// (x86_64), read directly; the trampoline's is the u64 array of its
+// arguments, then the return value for fexit.  The trampoline's
+// pointer-typed slots are typed pointers to the verifier, which refuses
+// arithmetic on them, so those are copied out with bpf_probe_read_kernel
+// and become plain numbers.  With many functions, fn_name is the entry of
+// the attach cookie (the function's index, which the loader sets per
+// function) in a table of the names.
+#include <llvm/IR/Instructions.h>
+
+#include "bpf_runtime/stap_layout.h"
+#include "codegen/emitter.h"
+
+namespace stap::codegen {
+
+using namespace llvm;
+
+namespace {
+
+// struct pt_regs (arch/x86/include/asm/ptrace.h), x86_64.
+constexpr int64_t kRegAx = 80;
+// The C calling convention's argument registers: di, si, dx, cx, r8, r9.
+constexpr int64_t kArgRegs[6] = {112, 104, 96, 88, 72, 64};
+// The x86-64 BPF trampoline of 6.1 takes at most six arguments, in registers.
+constexpr int64_t kMaxTrampolineArgs = 6;
+constexpr int kGetAttachCookie = 174;  // bpf_get_attach_cookie
+
+bool trampoline_possible(const ir::Probe& p) {
+  return p.functions.size() == 1 && p.arg_count >= 0 && p.arg_count <= kMaxTrampolineArgs;
+}
+
+}  // namespace
+
+void ProgramEmitter::emit_kfunc(const std::string& name, const std::string& section,
+                                KfuncVariant variant) {
+  kfunc_ = variant;
+  emit(name, section);
+}
+
+Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
+  if (n->op == ir::Op::kread) return kernel_read(n);
+  if (kfunc_ == KfuncVariant::none)
+    unsupported(n, std::string("the IR operation ") + ir::op_name(n->op) +
+                       " outside a kernel.function probe");
+  if (n->op == ir::Op::fn_name) {
+    const std::vector<std::string>& names = probe_.functions;
+    if (names.size() == 1) return rodata_ptr(ms_.literal(names[0]));
+    return table_entry(names, helper(kGetAttachCookie, m_.i64, {ctx_}));
+  }
+  Value* v;
+  bool trampoline = kfunc_ == KfuncVariant::trampoline;
+  if (n->op == ir::Op::fn_ret) {
+    if (!probe_.is_return) unsupported(n, "the return value read in a function's entry probe");
+    v = trampoline ? trampoline_slot(probe_.arg_count) : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
+  } else {
+    if (n->a < 0 || n->a > 5) unsupported(n, "a function argument past the sixth");
+    if (trampoline && n->a >= probe_.arg_count)
+      unsupported(n, "argument " + std::to_string(n->a + 1) + " of a function with " +
+                         std::to_string(probe_.arg_count) + " parameters");
+    v = trampoline ? trampoline_slot(n->a) : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kArgRegs[n->a]));
+  }
+  return narrow(v, n->b, n->c != 0);
+}
+
+// Slot i of the trampoline's context, as a number (see the top).
+Value* ProgramEmitter::trampoline_slot(int64_t i) {
+  AllocaInst* tmp = m_.entry_alloca(m_.i64, "fn_slot");
+  b_.CreateStore(i64c(0), tmp);
+  helper(kProbeReadKernel, m_.i64, {tmp, i64c(8), byte_ptr(ctx_, 8 * i)});
+  return b_.CreateLoad(m_.i64, tmp);
+}
+
+// The low `size` bytes of v, sign- or zero-extended.
+Value* ProgramEmitter::narrow(Value* v, int64_t size, bool is_signed) {
+  if (size == 8) return v;
+  if (size != 1 && size != 2 && size != 4)
+    throw CodegenError("a read of " + std::to_string(size) + " bytes");
+  Value* low = b_.CreateTrunc(v, b_.getIntNTy(unsigned(8 * size)));
+  return is_signed ? b_.CreateSExt(low, m_.i64) : b_.CreateZExt(low, m_.i64);
+}
+
+// kread: `b` bytes of kernel memory at kids[0]; a fault is stap's
+// dereference error (runtime/loc2c-runtime.h's DEREF_FAULT).
+Value* ProgramEmitter::kernel_read(const ir::Node* n) {
+  Value* addr = expr(n->kids.at(0));
+  if (n->b != 1 && n->b != 2 && n->b != 4 && n->b != 8)
+    unsupported(n, "a kernel read of " + std::to_string(n->b) + " bytes");
+  AllocaInst* tmp = m_.entry_alloca(m_.i64, "kread");
+  b_.CreateStore(i64c(0), tmp);
+  Value* r = helper(kProbeReadKernel, m_.i64, {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
+  BasicBlock* fault = block("kread_fault");
+  BasicBlock* done = block("kread_ok");
+  b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
+  b_.SetInsertPoint(fault);
+  Value* msg = string_temp();
+  AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+  b_.CreateStore(addr, data);
+  const char* fmt = "read fault [man error::fault] at 0x%llx";
+  helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+  raise(n->loc, msg);
+  b_.SetInsertPoint(done);
+  return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);
+}
+
+bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error) {
+  if (p.functions.empty()) {
+    error = "no function to probe in probe " + p.pp;
+    return false;
+  }
+  std::string name = "kfunc_" + std::to_string(index);
+  bool one = p.functions.size() == 1;
+  std::string kprobe = p.is_return ? "kretprobe" : "kprobe";
+  try {
+    ProgramEmitter(ms, p).emit_kfunc(name, one ? kprobe + "/" + p.functions[0] : kprobe,
+                                     KfuncVariant::kprobe);
+    if (!one)
+      ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_MULTI_SUFFIX, kprobe + ".multi",
+                                       KfuncVariant::kprobe);
+    if (trampoline_possible(p))
+      ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_FENTRY_SUFFIX,
+                                       (p.is_return ? "fexit/" : "fentry/") + p.functions[0],
+                                       KfuncVariant::trampoline);
+  } catch (const CodegenError& e) {
+    error = std::string(e.what()) + " in probe " + p.pp;
+    return false;
+  }
+  p.program_name = name;
+  return true;
+}
+
+}  // namespace stap::codegen
