@@ -59,6 +59,9 @@ skip_reason() {
       tracepoint_exists "${need#tracepoint }" || echo "no tracepoint ${need#tracepoint }";;
     stapbpf)
       [ -x "$stapbpf" ] || echo "no stapbpf binary next to stap";;
+    kfunc|kfunc\ *)  # kernel.function probes: any mechanism, or the one named
+      "$tools/kfunc_mechanisms" ${need#kfunc} >/dev/null ||
+        echo "$("$tools/kfunc_mechanisms" ${need#kfunc} | tail -1)";;
     *) echo "unknown need '$need'";;
   esac
 }
