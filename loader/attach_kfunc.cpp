@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -57,9 +58,14 @@ bool choose(const ir::Probe& p, bool has_fentry, KfuncMechanism& m, std::string&
 
 std::string errno_text(int err) { return std::strerror(err < 0 ? -err : err); }
 
-void say_mechanism(const ir::Probe& p, const char* mechanism, size_t attached) {
-  std::fprintf(stderr, "Pass 5: probe %s attached with %s (%zu function%s)\n", p.pp.c_str(),
-               mechanism, attached, attached == 1 ? "" : "s");
+double ms_since(const std::chrono::steady_clock::time_point& t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void say_mechanism(const ir::Probe& p, const char* mechanism, size_t attached,
+                   const std::chrono::steady_clock::time_point& t0) {
+  std::fprintf(stderr, "Pass 5: probe %s attached with %s (%zu function%s) in %.1f ms\n",
+               p.pp.c_str(), mechanism, attached, attached == 1 ? "" : "s", ms_since(t0));
 }
 
 bool attach_fentry(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -164,9 +170,10 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
   bpf_program* fentry = variant(obj, p, STAP_KFUNC_FENTRY_SUFFIX);
   bpf_program* multi = variant(obj, p, STAP_KFUNC_MULTI_SUFFIX);
   bool verbose = report.verbose > 0;
+  auto t0 = std::chrono::steady_clock::now();
   if (fentry && bpf_program__autoload(fentry)) {
     if (!attach_fentry(fentry, p, links, error)) return false;
-    if (verbose) say_mechanism(p, p.is_return ? "fexit" : "fentry", 1);
+    if (verbose) say_mechanism(p, p.is_return ? "fexit" : "fentry", 1, t0);
     return true;
   }
   bool kprobe_loaded = kprobe && bpf_program__autoload(kprobe);
@@ -177,7 +184,8 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
   const char* kind = p.is_return ? "kretprobe" : "kprobe";
   if (as_multi) {
     if (attach_multi(as_multi, p, links, error)) {
-      if (verbose) say_mechanism(p, p.is_return ? "kretprobe.multi" : "kprobe.multi", p.functions.size());
+      const char* name = p.is_return ? "kretprobe.multi" : "kprobe.multi";
+      if (verbose) say_mechanism(p, name, p.functions.size(), t0);
       return true;
     }
     if (as_multi == kprobe || !kprobe_loaded) return false;
@@ -192,7 +200,7 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
   }
   size_t attached = 0;
   if (!attach_kprobes(kprobe, p, links, report, attached, error)) return false;
-  if (verbose) say_mechanism(p, kind, attached);
+  if (verbose) say_mechanism(p, kind, attached, t0);
   return true;
 }
 
