@@ -37,14 +37,21 @@ class KernelSymbols {
   // "foo.isra.0" or "foo.cold".  Sorted, without duplicates.
   std::vector<std::string> match_functions(const std::string& glob,
                                            const std::string& module) const;
+  // On SystemTap's own list of kernel functions it never probes (by name:
+  // locks, atomics, NMI and fault paths...; with is_return also the
+  // functions that never return).  match_functions leaves these out.
+  static bool blocklisted(const std::string& name, bool is_return = false);
 
  private:
   std::vector<Symbol> by_address_;  // sorted by address
-  std::vector<size_t> by_name_;     // indexes into by_address_, sorted by (name, module)
+  // Indexes into by_address_, sorted by (name, module); built on first use.
+  mutable std::vector<size_t> by_name_;
   mutable bool traceable_read_ = false;
   mutable std::vector<std::string> traceable_;  // "name" or "name [module]", sorted
   mutable std::vector<std::string> blacklist_;  // sorted
   void read_traceable() const;
+  void set_sizes();
+  void index_names() const;
 };
 
 }  // namespace stap::kernel

@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <regex>
@@ -301,6 +301,61 @@ TEST_CASE("kernel_btf: bitfields, arrays, enums, find_type spellings", "[kernel_
   CHECK(KernelBtf::enumerator(*pid_type, 0) == "PIDTYPE_PID");
   CHECK(KernelBtf::enumerator(*pid_type, 1) == "PIDTYPE_TGID");
   CHECK(KernelBtf::enumerator(*pid_type, 1000).empty());
+}
+
+TEST_CASE("kernel_btf: function names and module BTF", "[kernel_btf]") {
+  KernelBtf& kb = host_btf();
+  auto names = kb.function_names("");
+  CHECK(names.size() > 1000);
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+  CHECK(std::binary_search(names.begin(), names.end(), "vfs_read"));
+  CHECK(kb.function_names("kernel") == names);
+  CHECK(kb.module_btf("") == kb.module_btf("kernel"));
+  CHECK(kb.module_btf("no_such_module") == nullptr);
+  CHECK(kb.function_names("no_such_module").empty());
+  CHECK(!kb.function("vfs_read", "no_such_module"));
+
+  std::string module;
+  std::vector<std::string> module_functions;
+  for (const auto& m : kb.modules()) {
+    module_functions = kb.function_names(m);
+    if (!module_functions.empty()) {
+      module = m;
+      break;
+    }
+  }
+  if (module.empty()) {
+    WARN("no loaded module has BTF functions (" << kb.modules().size()
+                                                 << " modules with BTF): module BTF not tested");
+    return;
+  }
+  INFO("module " << module);
+  REQUIRE(kb.module_btf(module) != nullptr);
+  // A module's split BTF lists only its own functions.
+  CHECK(!std::binary_search(module_functions.begin(), module_functions.end(), "vfs_read"));
+  CHECK(!kb.function("vfs_read", module));
+  size_t typed_params = 0;
+  for (const auto& fn : module_functions) {
+    auto f = kb.function(fn, module);
+    REQUIRE(f);
+    CHECK(f->module == module);
+    for (const auto& p : f->params) {
+      INFO(fn << " " << p.name);
+      CHECK(KernelBtf::name(p.type) != "<unknown>");
+      // Parameters of a module's function often use vmlinux's types.
+      typed_params += KernelBtf::kind(p.type) == TypeKind::pointer;
+    }
+  }
+  CHECK(typed_params > 0);
+  // Without a module, functions found only in a module are still found.
+  for (const auto& fn : module_functions) {
+    if (kb.function(fn, "kernel")) continue;
+    auto f = kb.function(fn);
+    REQUIRE(f);
+    CHECK(!f->module.empty());
+    break;
+  }
 }
 
 }  // namespace stap::test
