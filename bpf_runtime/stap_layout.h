@@ -85,7 +85,21 @@ enum stap_record_kind {
   STAP_REC_LOG = 6,
   /* abort(): no payload; the session ends without running end probes. */
   STAP_REC_ABORT = 7,
+  /* print_backtrace(), print_ubacktrace(), print_stack(s), print_ustack(s)
+   * in kernel context (compiler/codegen/emit_stack.cpp): id = STAP_STACK_*
+   * flags; payload = a stack code (compiler/ir/key_codes.h) or, with
+   * STAP_STACK_TEXT, the process id (8 bytes) then a string of addresses
+   * (maxstringlen bytes).  The runtime prints the symbolized frames. */
+  STAP_REC_STACK = 8,
 };
+#define STAP_STACK_USER 1u /* user addresses (of the record's process) */
+#define STAP_STACK_TEXT 2u /* a string of addresses, not a code */
+
+/* The stack map (BPF_MAP_TYPE_STACK_TRACE, value MAXBACKTRACE x 8 bytes)
+ * that stack codes index, and a 1-entry ARRAY counting captures the map
+ * refused (full, or two stacks in one bucket). */
+#define STAP_STACKS_MAP "stap_stacks"
+#define STAP_STACKS_LOST_MAP "stap_stacks_lost"
 
 struct stap_record {
   __u32 kind;

@@ -28,6 +28,7 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
     case ir::ProbeKind::syscall:
       if (!attached.insert(p.program_name).second) return true;
       return attach_syscall(prog, p, links, error);
+    case ir::ProbeKind::perf: return attach_perf(prog, p, links, error);
     case ir::ProbeKind::begin:
     case ir::ProbeKind::end:
     case ir::ProbeKind::error:

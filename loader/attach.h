@@ -39,6 +39,9 @@ bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, std::vector<bpf_li
                        std::string& error);
 bool attach_syscall(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
                     std::string& error);
+// Perf events on every online CPU (attach_perf.cpp).
+bool attach_perf(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
+                 std::string& error);
 
 // kernel.function probes (attach_kfunc.cpp).  Before load: picks each
 // probe's mechanism from kernel::kfunc_support() and turns off the other

@@ -51,6 +51,8 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
     return b_.CreateOr(b_.CreateShl(major, 20), b_.CreateAnd(arg(1), i64c(0xfffff)));
   }
   if (Value* v = memory_builtin(n)) return v;
+  bool stack = false;  // emit_stack.cpp
+  if (Value* v = stack_builtin(n, stack); stack) return v;
   if (name == "exit") {
     exit_record();
     return nullptr;

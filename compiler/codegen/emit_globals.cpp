@@ -64,6 +64,7 @@ Value* ProgramEmitter::pack_key(const ir::Global& g, const ir::Node* n, size_t n
 // The code a coded string key stores (ir/key_codes.h): a literal's is a
 // constant; syscall_name(E)'s is E when E names a call, else -1.
 Value* ProgramEmitter::key_code(const ir::Node* key) {
+  if (ir::is_stack_key(*key)) return stack_code(key);  // emit_stack.cpp
   if (key->op == ir::Op::str) {
     std::optional<int64_t> code = ir::key_code(ms_.ir, key->s);
     if (!code) throw CodegenError("coded key literal \"" + key->s + "\" has no code");

@@ -46,6 +46,8 @@ struct ModuleState {
   uint32_t scratch_size = 8;  // high-water mark over programs
   int callbacks = 0;          // names of generated callbacks
   llvm::GlobalVariable* tokenize_map = nullptr;  // tokenize()'s state, made on first use
+  llvm::GlobalVariable* stack_map = nullptr;       // stacks (emit_stack.cpp), made on first use
+  llvm::GlobalVariable* stack_lost_map = nullptr;
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -60,6 +62,9 @@ enum class KfuncVariant : uint8_t { none, kprobe, trampoline };
 // The variants of a kernel.function probe (emit_kfunc.cpp); sets
 // Probe::program_name.  False with `error` set.
 bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
+
+// A perf-event probe's program (emit_perf.cpp); sets Probe::program_name.
+bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
 
 class ProgramEmitter {
  public:
@@ -116,6 +121,13 @@ class ProgramEmitter {
   llvm::Value* kernel_read(const ir::Node* n);
   llvm::Value* trampoline_slot(int64_t i);
   llvm::Value* narrow(llvm::Value* v, int64_t size, bool is_signed);
+  // emit_stack.cpp: stacks and symbols (captured here, named by the runtime)
+  llvm::Value* stack_builtin(const ir::Node* n, bool& handled);
+  llvm::Value* stack_code(const ir::Node* n);
+  llvm::Value* capture_stack(llvm::Value* in_user, llvm::Value* form);
+  llvm::Value* user_mode_value();
+  void stack_record(uint32_t flags, llvm::Value* code, llvm::Value* text);
+  void ensure_stack_maps();
   // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
   llvm::Value* regex_match(const ir::Node* n);
 

@@ -40,6 +40,8 @@ bool limits_from_defines(const std::map<std::string, std::string>& defines, ir::
       {"MAXMAPENTRIES", &ir::Limits::maxmapentries, 1, 1 << 24},
       {"MAXERRORS", &ir::Limits::maxerrors, 0, INT32_MAX},
       {"MAXACTION", &ir::Limits::maxaction, 1, INT32_MAX},
+      // The kernel's perf_event_max_stack default bounds a stack map's depth.
+      {"MAXBACKTRACE", &ir::Limits::maxbacktrace, 1, 127},
   };
   for (const Limit& l : kLimits) {
     auto it = defines.find(l.name);

@@ -166,6 +166,9 @@ std::vector<Builtin> make_table() {
       fn("print_backtrace", V, {}, false, K), fn("print_ubacktrace", V, {}, false, K),
       fn("print_stack", V, {{"stk", S}}, false), fn("print_ustack", V, {{"stk", S}}, false),
       fn("sprint_stack", S, {{"stk", S}}, true), fn("sprint_ustack", S, {{"stk", S}}, true),
+      fn("callers", S, {{"n", L}}, true, K), fn("ucallers", S, {{"n", L}}, true, K),
+      fn("stack", L, {{"n", L}}, true, K), fn("ustack", L, {{"n", L}}, true, K),
+      fn("user_mode", L, {}, true, K),
   };
 }
 

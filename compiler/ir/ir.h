@@ -237,6 +237,10 @@ struct Limits {
   int64_t maxmapentries = 2048;    // -D MAXMAPENTRIES
   int64_t maxerrors = 0;           // -D MAXERRORS
   int64_t maxaction = 1000;        // -D MAXACTION (user context statement budget)
+  // -D MAXBACKTRACE: frames a stack keeps.  Not serialised: the compiler
+  // sizes the stack map's values with it, and the runtime reads it back
+  // from the map.
+  int64_t maxbacktrace = 20;
 };
 
 class Module {

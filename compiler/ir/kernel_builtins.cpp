@@ -31,6 +31,8 @@ const std::vector<std::string_view>& kernel_builtins() {
       // tables and the rest of the library (emit_library.cpp)
       "errno_str", "syscall_name", "usrdev2kerndev", "stp_pid", "get_cycles", "probefunc",
       "strpos", "isinstr", "str_replace", "strtol", "tokenize", "ctime",
+      // stacks (emit_stack.cpp): printed by the runtime from a record
+      "print_stack", "print_ustack",
       // control
       "exit", "error", "assert", "warn", "log", "abort",
   };

@@ -8,8 +8,29 @@
 
 namespace stap::ir {
 
+namespace {
+StackCodec* stack_codec = nullptr;
+}  // namespace
+
+void set_stack_codec(StackCodec* codec) { stack_codec = codec; }
+
+bool is_stack_key(const Node& n) {
+  if (n.op != Op::builtin) return false;
+  const std::string& f = n.s;
+  if (f == "backtrace" || f == "ubacktrace" || f == "sprint_backtrace" ||
+      f == "sprint_ubacktrace" || f == "probefunc")
+    return n.kids.empty();
+  if (f == "callers" || f == "ucallers") return n.kids.size() == 1;
+  if (f == "symname" || f == "usymname")  // of the probe's own address only
+    return n.kids.size() == 1 && n.kids[0]->op == Op::builtin && n.kids[0]->kids.empty() &&
+           n.kids[0]->s == (f == "symname" ? "addr" : "uaddr");
+  return false;
+}
+
 std::optional<int64_t> key_code(const Module& m, const std::string& s) {
   if (s.empty()) return -1;
+  if (stack_codec)
+    if (std::optional<int64_t> c = stack_codec->code(s)) return c;
   int64_t nr = syscalls::number(s);
   if (nr >= 0 && syscalls::name(nr) == s) return nr;  // exact: "newfstat" is not fstat's
   for (size_t i = 0; i < m.key_literals.size(); ++i)
@@ -18,6 +39,7 @@ std::optional<int64_t> key_code(const Module& m, const std::string& s) {
 }
 
 std::string key_string(const Module& m, int64_t code) {
+  if (is_stack_code(code)) return stack_codec ? stack_codec->text(code) : std::string();
   if (code >= kLiteralBase) {
     size_t i = size_t(code - kLiteralBase);
     return i < m.key_literals.size() ? m.key_literals[i] : std::string();
@@ -166,6 +188,7 @@ class Coder {
         if (kid.op == Op::str) {
           literals_[{size_t(n.a), column}].insert(kid.s);
         } else if (kid.op == Op::builtin && kid.s == "syscall_name" && kid.kids.size() == 1) {
+        } else if (is_stack_key(kid)) {
         } else if (kid.op == Op::local && own.count(kid.a) && !other.count(kid.a) &&
                    own[kid.a] == std::make_pair(n.a, column)) {
         } else {

@@ -75,8 +75,12 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
     lower_body(dp, std::move(probe));
     return;
   }
-  if (family == "timer" && point.components.size() >= 2 &&
-      point.components[1].functor != "profile") {
+  if (family == "perf" || (family == "timer" && point.components.size() >= 2 &&
+                           point.components[1].functor == "profile")) {
+    lower_perf_point(dp);  // lower_perf.cpp
+    return;
+  }
+  if (family == "timer" && point.components.size() >= 2) {
     const ast::ProbePointComponent& unit = point.components[1];
     int64_t hz = options_.kernel_hz > 0 ? options_.kernel_hz : kDefaultHz;
     probe.kind = ir::ProbeKind::timer;

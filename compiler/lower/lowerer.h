@@ -143,6 +143,7 @@ class Lowerer {
   const tracefs::Format* event_format(const tracefs::Event& e, SourceLoc loc);
   void unsupported_point(const DerivedProbe& dp);
   void lower_trace_points(const DerivedProbe& dp);
+  void lower_perf_point(const DerivedProbe& dp);  // lower_perf.cpp: timer.profile.tick, perf.*
   void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
 
   const Program& program_;

@@ -1,13 +1,39 @@
 // Perf events: perf.type(T).config(C) with an optional .sample(N) period or
 // .hz(N) frequency, optionally counting only in .process("P").  The named
 // events (perf.sw.*, perf.hw.*, perf.hw_cache.*) are aliases over these in
-// tapsets/perf.stp, as in stap.  Whether the CPU has the counter is known
-// only when the event is opened, so the point is kept for the provider.
+// tapsets/perf.stp, as in stap.  Whether the machine has the event is asked
+// of the kernel in pass 2 (may_match), so that a '!' list can fall back.
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "elaborate/providers/provider.h"
 
 namespace stap {
 
 namespace {
+
+// Whether this machine has the event: opened (disabled) on the first CPU
+// and closed again.  Only a definite "no such event" counts as missing
+// (a VM without a PMU refuses hardware counters with ENOENT or
+// EOPNOTSUPP); lacking the permission to ask, assume it is there and let
+// the runtime's attach report the truth.
+bool event_exists(int64_t type, int64_t config) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.type = uint32_t(type);
+  attr.config = uint64_t(config);
+  attr.sample_period = 1000000;
+  attr.disabled = 1;
+  long fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd >= 0) {
+    close(int(fd));
+    return true;
+  }
+  return errno != ENOENT && errno != EOPNOTSUPP && errno != ENODEV && errno != EINVAL;
+}
 
 class PerfProvider : public ProbeProvider {
  public:
@@ -21,6 +47,14 @@ class PerfProvider : public ProbeProvider {
                        "perf.type(number).config(number).counter(string)",
                        "perf.type(number).config(number).process(string).counter(string)"},
                       /*resolved_later=*/true) {}
+
+  // An optional point ('?', '!') of an event this machine lacks resolves
+  // to nothing in pass 2, so `perf.hw.cpu_cycles!, timer.profile` falls
+  // back; a required one fails at attach with the kernel's reason.
+  bool may_match(const ast::ProbePoint& point) const override {
+    if (point.components.size() < 3) return true;
+    return event_exists(number_arg(point.components[1]), number_arg(point.components[2]));
+  }
 
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,

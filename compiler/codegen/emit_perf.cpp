@@ -1,0 +1,23 @@
+// Perf-event probes (ir::ProbeKind::perf: timer.profile, perf.*): one
+// BPF_PROG_TYPE_PERF_EVENT program ("perf_event" section) per probe, which
+// the loader attaches to the probe's event on every online CPU
+// (loader/attach_perf.cpp).  Its context is struct bpf_perf_event_data,
+// whose first member is the sampled struct pt_regs: user_mode(), addr()
+// and the stack builtins read it (emit_stack.cpp).
+#include "codegen/emitter.h"
+
+namespace stap::codegen {
+
+bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error) {
+  std::string name = "perf_" + std::to_string(index);
+  try {
+    ProgramEmitter(ms, p).emit(name, "perf_event");
+  } catch (const CodegenError& e) {
+    error = std::string(e.what()) + " in probe " + p.pp;
+    return false;
+  }
+  p.program_name = name;
+  return true;
+}
+
+}  // namespace stap::codegen
