@@ -17,5 +17,6 @@ cases=(
   delete_kernel maxmapentries_kernel tp_char_array tp_data_loc
   exit_tracepoint concurrent_increment printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
+  kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
 )
 cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
