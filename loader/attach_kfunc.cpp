@@ -17,11 +17,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attach.h"
 #include "bpf_runtime/stap_layout.h"
+#include "kernel/kernel_symbols.h"
 #include "kernel/kfunc_support.h"
 
 namespace stap {
@@ -80,16 +82,40 @@ bool attach_fentry(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>
   return true;
 }
 
+// A module's functions go by address: before 6.3 the kernel looks names
+// up in vmlinux's symbols only (ftrace_lookup_symbols).
+bool module_addresses(const ir::Probe& p, std::vector<unsigned long>& addrs, std::string& error) {
+  kernel::KernelSymbols symbols;
+  std::string why;
+  if (!symbols.load(why)) {
+    error = "cannot read the kernel's symbols for probe " + p.pp + ": " + why;
+    return false;
+  }
+  for (const std::string& f : p.functions) {
+    std::optional<kernel::Symbol> s = symbols.function(f, p.module);
+    if (!s || !s->address) {
+      error = "cannot attach probe " + p.pp + ": no address for " + f + " in module " + p.module;
+      return false;
+    }
+    addrs.push_back(static_cast<unsigned long>(s->address));
+  }
+  return true;
+}
+
 bool attach_multi(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
                   std::string& error) {
   std::vector<const char*> syms;
+  std::vector<unsigned long> addrs;
   std::vector<__u64> cookies;
   for (size_t i = 0; i < p.functions.size(); ++i) {
     syms.push_back(p.functions[i].c_str());
     cookies.push_back(i);
   }
-  LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = syms.data(), .cookies = cookies.data(),
-              .cnt = syms.size(), .retprobe = p.is_return);
+  if (!p.module.empty() && !module_addresses(p, addrs, error)) return false;
+  LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .cookies = cookies.data(), .cnt = syms.size(),
+              .retprobe = p.is_return);
+  if (addrs.empty()) opts.syms = syms.data();
+  else opts.addrs = addrs.data();
   bpf_link* link = bpf_program__attach_kprobe_multi_opts(prog, nullptr, &opts);
   if (!link) {
     error = "cannot attach probe " + p.pp + " with kprobe.multi: " + errno_text(errno);
