@@ -271,11 +271,11 @@ std::string describe(const Location& loc) {
   for (const auto& op : loc.ops) {
     out += " ";
     out += names[static_cast<int>(op.kind)];
-    if (op.kind == LocOpKind::push_reg) out += "(" + register_name(op.reg) + ")";
+    if (op.kind == LocOpKind::push_reg)
+      out += "(" + register_name(op.reg) + ")" + (op.value < 0 ? "" : "+") + std::to_string(op.value);
     if (op.kind == LocOpKind::deref) out += std::to_string(op.size);
-    if (op.kind == LocOpKind::push_reg || op.kind == LocOpKind::push_const ||
-        op.kind == LocOpKind::plus_const)
-      out += (op.value < 0 ? "" : "+") + std::to_string(op.value);
+    if (op.kind == LocOpKind::push_const || op.kind == LocOpKind::plus_const)
+      out += "(" + std::to_string(op.value) + ")";
     if (op.kind == LocOpKind::push_addr) {
       char hex[24];
       snprintf(hex, sizeof hex, " 0x%llx", static_cast<unsigned long long>(op.value));

@@ -61,7 +61,8 @@ struct Location {
   bool uses_load_bias = false;  // some op is push_addr
 };
 
-// "memory: breg7(rsp)+8 plus_const -20" and the like, for tests and -vv.
+// "memory: reg(rsp)+8 plus_const(-20)", "register: rdi" and the like,
+// for tests and -vv.
 std::string describe(const Location& loc);
 
 // x86-64 DWARF register numbers: 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi,

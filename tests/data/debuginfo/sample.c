@@ -5,6 +5,7 @@
 // Built with -g at -O0 and -O2 by tests/CMakeLists.txt.  The line numbers
 // of the markers below are looked up by the tests, not hard-coded.
 #define _SDT_HAS_SEMAPHORES 1
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ struct record {
 long sample_global = 7;
 
 __attribute__((noinline)) int sample_sum(struct record *r, int scale, const char *label) {
-  int total = r->id * scale;  // LINE:sum_body
+  static int calls = 41;  // a DW_OP_addr location: moves with the load bias
+  int total = r->id * scale + calls++ - 41;  // LINE:sum_body
   for (int i = 0; i < 16 && r->name[i]; ++i) {
     int weight = r->name[i] - 'a';
     total += weight;  // LINE:sum_loop
@@ -57,7 +59,28 @@ __attribute__((noinline)) void sample_marks(long a, int b, const char *s) {
   if (sample_counted_semaphore) STAP_PROBE1(sample, counted, a + b);
 }
 
+// `sample_c_O0 --layout`: the struct layout as the compiler sees it, for
+// the tests to compare with what the DWARF says: member offsets, and the
+// bytes of a record whose bit fields are flags=5, level=17.
+static void print_layout(void) {
+  printf("sizeof %zu\n", sizeof(struct record));
+  printf("id %zu\nname %zu\nwhere %zu\nnext %zu\nas_int %zu\n", offsetof(struct record, id),
+         offsetof(struct record, name), offsetof(struct record, where),
+         offsetof(struct record, next), offsetof(struct record, as_int));
+  struct record r;
+  memset(&r, 0, sizeof r);
+  r.flags = 5;
+  r.level = 17;
+  printf("bytes");
+  for (size_t i = 0; i < sizeof r; ++i) printf(" %02x", ((unsigned char *)&r)[i]);
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--layout") == 0) {
+    print_layout();
+    return 0;
+  }
   struct record *r = calloc(1, sizeof *r);
   r->id = argc;
   strcpy(r->name, "abc");
