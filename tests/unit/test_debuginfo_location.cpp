@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -275,5 +276,39 @@ TEST_CASE("debuginfo: SDT mark arguments evaluate to the values passed", "[debug
     CHECK(three->args[1].size == 4);
     CHECK(values[1] == 1);
     CHECK(t.read_string(values[2]) == "marked");
+  }
+}
+
+TEST_CASE("debuginfo: a local under a location list, at a mark inside the function",
+          "[debuginfo]") {
+  for (const char* binary : {"sample_c_O0", "sample_c_O2"}) {
+    INFO(binary);
+    auto p = probe_at(binary, "sample_sum", false);
+    const SdtMark* summed = nullptr;
+    auto marks = read_sdt_marks(*p.bin.elf);
+    for (const auto& m : marks)
+      if (m.name == "summed") summed = &m;
+    REQUIRE(summed);
+    p.pc = summed->pc;
+    REQUIRE(p.bin.dwarf->function_at(p.pc) == p.fn);
+    // total = id * scale + (calls - 41) + weights of "abc" = 1*3 + 0 + 3.
+    Tracee t(debuginfo_bin(binary));
+    REQUIRE(t.stopped());
+    REQUIRE(t.run_to(p.pc + t.bias(*p.bin.elf)));
+    std::string described;
+    CHECK(p.value(t, "total", &described) % (1ull << 32) == 6);
+    UNSCOPED_INFO(described);
+    // At -O2 total's DW_AT_location is a location list: at the entry pc it
+    // is not yet computed, or somewhere else than at the mark.
+    if (std::string(binary) == "sample_c_O2") {
+      auto locals = p.bin.dwarf->locals(*p.fn, p.pc);
+      auto total = std::find_if(locals.begin(), locals.end(),
+                                [](const DwarfVariable& v) { return v.name == "total"; });
+      REQUIRE(total != locals.end());
+      std::string why;
+      auto at_entry = p.bin.dwarf->location(*p.fn, *total, p.fn->entry_pc, why);
+      CHECK((!at_entry || describe(*at_entry) != described));
+      if (!at_entry) CHECK(why.find("not available at this address") != std::string::npos);
+    }
   }
 }
