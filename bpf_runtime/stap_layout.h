@@ -94,12 +94,16 @@ enum stap_record_kind {
 };
 #define STAP_STACK_USER 1u /* user addresses (of the record's process) */
 #define STAP_STACK_TEXT 2u /* a string of addresses, not a code */
+#define STAP_STACK_PROCESS 4u /* payload = a process whose first user stack
+                                 was captured: read its mappings now */
 
 /* The stack map (BPF_MAP_TYPE_STACK_TRACE, value MAXBACKTRACE x 8 bytes)
  * that stack codes index, and a 1-entry ARRAY counting captures the map
  * refused (full, or two stacks in one bucket). */
 #define STAP_STACKS_MAP "stap_stacks"
 #define STAP_STACKS_LOST_MAP "stap_stacks_lost"
+/* HASH of the processes (tgid, 8 bytes) whose user stacks were captured. */
+#define STAP_UPIDS_MAP "stap_upids"
 
 struct stap_record {
   __u32 kind;

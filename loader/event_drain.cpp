@@ -7,6 +7,7 @@
 
 #include "bpf_runtime/stap_layout.h"
 #include "printf_output.h"
+#include "stack_symbols.h"
 
 namespace stap {
 
@@ -111,6 +112,8 @@ DecodedRecord RecordDecoder::decode(const void* data, size_t size) const {
       return DecodedRecord{DecodedRecord::Kind::warn, std::move(message)};
     }
     case STAP_REC_ABORT: return DecodedRecord{DecodedRecord::Kind::abort, {}};
+    case STAP_REC_STACK:  // print_backtrace() & co (stack_symbols.h)
+      return DecodedRecord{DecodedRecord::Kind::print, stack_symbols().record_text(header.id, payload, n)};
   }
   return malformed("unknown record kind " + std::to_string(header.kind));
 }

@@ -22,6 +22,7 @@
 #include "base/syscall_table.h"
 #include "interpreter_impl.h"
 #include "printf_output.h"
+#include "stack_symbols.h"
 
 namespace stap {
 
@@ -353,20 +354,31 @@ Value b_usrdev2kerndev(Impl&, Args& a, const Node&) {
 
 // ---------------------------------------------------------------- symbols
 
+// Kernel (and, for the u* forms, user) addresses named by the session's
+// symbols (stack_symbols.h): kallsyms, and the mappings of the process a
+// user stack came from (else the target's).
+uint32_t stack_process(Impl& in, const std::string& s) {
+  uint32_t p = stack_symbols().process_of(s);
+  return p ? p : uint32_t(in.host.target_pid);
+}
 Value b_symname(Impl& in, Args& a, const Node&) {
-  return str(fit(in, in.kallsyms.name(static_cast<uint64_t>(a[0].num))));
+  return str(fit(in, stack_symbols().symname(static_cast<uint64_t>(a[0].num), false, 0)));
 }
 Value b_symdata(Impl& in, Args& a, const Node&) {
-  return str(fit(in, in.kallsyms.data(static_cast<uint64_t>(a[0].num))));
+  return str(fit(in, stack_symbols().symdata(static_cast<uint64_t>(a[0].num), false, 0)));
 }
-Value b_print_stack(Impl& in, Args& a, const Node&) {
-  std::string text = in.kallsyms.stack(a[0].str);
+std::string stack_text(Impl& in, const Node& n, const std::string& s) {
+  bool user = n.s.find("ustack") != std::string::npos;
+  return stack_symbols().stack_lines(s, user, user ? stack_process(in, s) : 0);
+}
+Value b_print_stack(Impl& in, Args& a, const Node& n) {
+  std::string text = stack_text(in, n, a[0].str);
   std::fwrite(text.data(), 1, text.size(), in.host.out);
   return num(0);
 }
 // sprint_stack keeps whole lines only, up to MAXSTRINGLEN bytes in all.
-Value b_sprint_stack(Impl& in, Args& a, const Node&) {
-  std::string all = in.kallsyms.stack(a[0].str), out;
+Value b_sprint_stack(Impl& in, Args& a, const Node& n) {
+  std::string all = stack_text(in, n, a[0].str), out;
   for (size_t at = 0; at < all.size();) {
     size_t end = all.find('\n', at) + 1;
     if (out.size() + (end - at) > static_cast<size_t>(in.m.limits.maxstringlen)) break;
@@ -419,6 +431,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"usrdev2kerndev", {b_usrdev2kerndev, 1, 1}}, {"syscall_name", {b_syscall_name, 1, 1}},
       {"symname", {b_symname, 1, 1}}, {"symdata", {b_symdata, 1, 1}},
       {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
+      {"print_ustack", {b_print_stack, 1, 1}}, {"sprint_ustack", {b_sprint_stack, 1, 1}},
   };
   return t;
 }

@@ -22,11 +22,13 @@
 #include "attach.h"
 #include "bpf_runtime/stap_layout.h"
 #include "event_drain.h"
+#include "folded_stacks.h"
 #include "global_store.h"
 #include "interpreter.h"
 #include "interval_timer.h"
 #include "object_file.h"
 #include "session_load.h"
+#include "stack_symbols.h"
 #include "target_command.h"
 
 namespace stap {
@@ -94,6 +96,7 @@ class Session {
   std::unique_ptr<GlobalStore> store_;
   std::unique_ptr<Interpreter> interpreter_;
   std::unique_ptr<RecordDecoder> decoder_;
+  std::unique_ptr<StackSymbols> stacks_;  // stack codes and symbols (stack_symbols.h)
   ring_buffer* ring_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<IntervalTimer> timers_;
@@ -113,6 +116,7 @@ Session::~Session() {
   destroy_links(links_);
   if (ring_) ring_buffer__free(ring_);
   decoder_.reset();
+  set_session_stack_symbols(nullptr);
   interpreter_.reset();
   store_.reset();
   if (obj_) bpf_object__close(obj_);
@@ -194,6 +198,12 @@ bool Session::init_globals() {
     std::fprintf(stderr, "ERROR: %s\n", e.what());
     return false;
   }
+  stacks_ = std::make_unique<StackSymbols>(size_t(module_.limits.maxstringlen));
+  if (bpf_map* stacks = bpf_object__find_map_by_name(obj_, STAP_STACKS_MAP)) {
+    bpf_map* lost = bpf_object__find_map_by_name(obj_, STAP_STACKS_LOST_MAP);
+    stacks_->set_maps(bpf_map__fd(stacks), bpf_map__value_size(stacks), lost ? bpf_map__fd(lost) : -1);
+  }
+  set_session_stack_symbols(stacks_.get());
   if (!options_.command.empty()) {
     std::string error;
     if (!child_.start(options_.command, error)) {
@@ -484,6 +494,14 @@ int Session::finish() {
     run_probes(stop_ == Stop::errors ? ir::ProbeKind::error : ir::ProbeKind::end);
   drain();
   std::fflush(out_);
+  if (!options_.folded_file.empty()) {
+    std::string error;
+    if (!write_folded_stacks(options_.folded_file, module_, *store_, *stacks_, error))
+      std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+  }
+  if (uint64_t lost = stacks_->lost_captures())
+    warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "
+         "another stack in the bucket): they count as \"\". Try -D MAXMAPENTRIES=N to enlarge it.");
   const stap_globals_header& h = store_->header();
   int64_t errors = total_errors();
   if (errors > 0 || h.skipped > 0)

@@ -29,6 +29,7 @@ struct RunOptions {
   std::string module_name;        // module_name(): -m NAME, stap_<hash>, or the
                                   // object file's name; empty: "stap"
   bool suppress_handler_errors = false;  // --suppress-handler-errors
+  std::string folded_file;        // --folded=FILE: stack-keyed aggregates as folded stacks
 };
 
 // Returns the process exit code (0 on a normal end, 1 on failure); prints

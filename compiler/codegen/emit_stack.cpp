@@ -37,6 +37,8 @@ constexpr int64_t kUserStackFlag = 1 << 8;  // BPF_F_USER_STACK
 constexpr unsigned kMinStackEntries = 16384;
 // struct pt_regs (x86_64), at the start of a perf event program's context.
 constexpr int64_t kRegIp = 128, kRegCs = 136;
+constexpr unsigned kMaxProcesses = 8192;
+constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
 
 bool user_side(const std::string& f) {
   return f == "ubacktrace" || f == "ucallers" || f == "sprint_ubacktrace" || f == "usymname";
@@ -50,6 +52,31 @@ void ProgramEmitter::ensure_stack_maps() {
   ms_.stack_map = m_.add_map({STAP_STACKS_MAP, kMapStackTrace, entries, 0, 4,
                               unsigned(8 * ms_.ir.limits.maxbacktrace)});
   ms_.stack_lost_map = m_.add_map({STAP_STACKS_LOST_MAP, kMapArray, 1, 0, 4, 8});
+  ms_.upids_map = m_.add_map({STAP_UPIDS_MAP, kMapHash, kMaxProcesses, 0, 8, 8});
+}
+
+// The first user stack of a process tells the runtime, which reads the
+// process's mappings at once: its frames are named from them even after
+// it has exited (an end probe's report).
+void ProgramEmitter::announce_process(Value* tgid) {
+  AllocaInst* key = m_.entry_alloca(m_.i64, "upid");
+  b_.CreateStore(tgid, key);
+  Value* seen = helper(kMapLookupElem, m_.ptr, {ms_.upids_map, key});
+  BasicBlock* fresh = block("upid_new");
+  BasicBlock* told = block("upid_known");
+  b_.CreateCondBr(b_.CreateIsNull(seen), fresh, told);
+  b_.SetInsertPoint(fresh);
+  Value* added = helper(kMapUpdateElem, m_.i64, {ms_.upids_map, key, key, i64c(kNoExist)});
+  BasicBlock* send = block("upid_send");
+  b_.CreateCondBr(b_.CreateICmpEQ(added, i64c(0)), send, told);
+  b_.SetInsertPoint(send);
+  BasicBlock* done = nullptr;
+  Value* rec = begin_record(int64_t(sizeof(stap_record)) + 8, STAP_REC_STACK,
+                            b_.getInt32(STAP_STACK_USER | STAP_STACK_PROCESS), done);
+  b_.CreateStore(tgid, byte_ptr(rec, int64_t(sizeof(stap_record))));
+  finish_record(rec, done, /*urgent=*/true);
+  b_.CreateBr(told);
+  b_.SetInsertPoint(told);
 }
 
 // The stack code (ir/key_codes.h) of a stack builtin (ir::is_stack_key).
@@ -83,6 +110,15 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   Value* tgid = b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32);
   Value* code = b_.CreateOr(i64c(ir::kStackTag), b_.CreateAnd(id, i64c(0xffffff)));
   code = b_.CreateOr(code, b_.CreateShl(form, 56));
+  if (in_user != b_.getFalse()) {
+    BasicBlock* tell = block("stack_user");
+    BasicBlock* after = block("stack_user_done");
+    b_.CreateCondBr(in_user, tell, after);
+    b_.SetInsertPoint(tell);
+    announce_process(tgid);
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
   Value* user_bits = b_.CreateOr(i64c(ir::kStackUser), b_.CreateShl(tgid, 24));
   code = b_.CreateOr(code, b_.CreateSelect(in_user, user_bits, i64c(0)));
   BasicBlock* failed = block("stack_lost");

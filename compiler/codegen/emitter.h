@@ -48,6 +48,7 @@ struct ModuleState {
   llvm::GlobalVariable* tokenize_map = nullptr;  // tokenize()'s state, made on first use
   llvm::GlobalVariable* stack_map = nullptr;       // stacks (emit_stack.cpp), made on first use
   llvm::GlobalVariable* stack_lost_map = nullptr;
+  llvm::GlobalVariable* upids_map = nullptr;
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -128,6 +129,7 @@ class ProgramEmitter {
   llvm::Value* user_mode_value();
   void stack_record(uint32_t flags, llvm::Value* code, llvm::Value* text);
   void ensure_stack_maps();
+  void announce_process(llvm::Value* tgid);
   // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
   llvm::Value* regex_match(const ir::Node* n);
 

@@ -23,6 +23,7 @@ enum LongOnly {
   opt_suppress_handler_errors,
   opt_ldd,
   opt_all_modules,
+  opt_folded,
   opt_unsupported,  // a real stap option this engine has no use for
 };
 
@@ -226,6 +227,7 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       o_.global_settings.push_back(arg);
       later("-G");
       break;
+    case opt_folded: o_.folded_file = arg; break;
     case opt_suppress_handler_errors:
       o_.suppress_handler_errors = true;
       later("--suppress-handler-errors");
@@ -254,6 +256,7 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"suppress-handler-errors", no_argument, nullptr, opt_suppress_handler_errors},
       {"ldd", no_argument, nullptr, opt_ldd},
       {"all-modules", no_argument, nullptr, opt_all_modules},
+      {"folded", required_argument, nullptr, opt_folded},
   };
   for (const char* name : kUnsupportedLong)
     longs.push_back({name, optional_argument, nullptr, opt_unsupported});
@@ -383,7 +386,8 @@ void print_usage(std::ostream& out) {
          "   -d OBJECT  add symbol data for OBJECT;  --ldd, --all-modules\n"
          "   --runtime=bpf, --bpf   accepted: this stap always runs on eBPF\n"
          "   --no-global-var-display   do not print unread globals at exit\n"
-         "   --suppress-handler-errors quietly skip probe handlers that fail\n";
+         "   --suppress-handler-errors quietly skip probe handlers that fail\n"
+         "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n";
 }
 
 }  // namespace stap

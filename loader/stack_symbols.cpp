@@ -1,0 +1,218 @@
+#include "stack_symbols.h"
+
+#include <bpf/bpf.h>
+
+#include <cinttypes>
+#include <cstring>
+#include <sstream>
+
+#include "bpf_runtime/stap_layout.h"
+
+namespace stap {
+
+namespace {
+
+// "%#x" as stap's runtime prints addresses (%p is %#x since stap 1.3).
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#" PRIx64, v);
+  return v == 0 ? "0x0" : buf;
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+StackSymbols* session_symbols = nullptr;
+
+}  // namespace
+
+StackSymbols& stack_symbols() {
+  if (session_symbols) return *session_symbols;
+  static StackSymbols fallback(128);
+  return fallback;
+}
+
+void set_session_stack_symbols(StackSymbols* s) {
+  session_symbols = s;
+  ir::set_stack_codec(s);
+}
+
+void StackSymbols::set_maps(int stacks_fd, uint32_t value_size, int lost_fd) {
+  stacks_fd_ = stacks_fd;
+  lost_fd_ = lost_fd;
+  if (value_size >= 8) depth_ = value_size / 8;
+}
+
+uint64_t StackSymbols::lost_captures() const {
+  if (lost_fd_ < 0) return 0;
+  uint32_t key = 0;
+  uint64_t value = 0;
+  bpf_map_lookup_elem(lost_fd_, &key, &value);
+  return value;
+}
+
+kernel::KernelSymbols& StackSymbols::kernel() {
+  if (!kernel_) kernel_ = std::make_unique<kernel::KernelSymbols>();
+  if (!kernel_tried_) {
+    kernel_tried_ = true;
+    std::string why;
+    kernel_->load(why);
+  }
+  return *kernel_;
+}
+
+std::vector<uint64_t> StackSymbols::frames(int64_t code) {
+  if (!ir::is_stack_code(code) || stacks_fd_ < 0) return {};
+  uint32_t id = ir::split_stack_code(code).id;
+  auto it = frames_.find(id);
+  if (it != frames_.end()) return it->second;
+  std::vector<uint64_t> ips(depth_, 0);
+  std::vector<uint64_t> out;
+  if (bpf_map_lookup_elem(stacks_fd_, &id, ips.data()) == 0)
+    for (uint64_t ip : ips) {
+      if (ip == 0) break;
+      out.push_back(ip);
+    }
+  frames_[id] = out;
+  return out;
+}
+
+std::string StackSymbols::cut(std::string s) const {
+  if (maxstringlen_ > 0 && s.size() > maxstringlen_ - 1) s.resize(maxstringlen_ - 1);
+  return s;
+}
+
+NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid) {
+  NamedAddress out;
+  if (user) {
+    if (std::optional<UserSymbol> s = user_.lookup(tgid, address)) {
+      out.name = s->name;
+      out.offset = s->offset;
+      out.size = s->size;
+      out.module = s->module;
+    }
+    return out;
+  }
+  uint64_t offset = 0;
+  if (std::optional<kernel::Symbol> s = kernel().lookup(address, &offset)) {
+    out.name = s->name;
+    out.offset = offset;
+    out.size = s->size;
+    out.module = s->module.empty() ? "kernel" : s->module;
+  }
+  return out;
+}
+
+std::string StackSymbols::symname(uint64_t address, bool user, uint32_t tgid) {
+  NamedAddress n = name(address, user, tgid);
+  return n.name.empty() ? hex(address) : n.name;
+}
+
+// _STP_SYM_DATA: "name+0x17/0x1a0 [module]", the module alone as
+// "0x... [module+0x17/0x1a0]" when no symbol holds the address.
+std::string StackSymbols::symdata(uint64_t address, bool user, uint32_t tgid) {
+  NamedAddress n = name(address, user, tgid);
+  if (!n.name.empty())
+    return n.name + "+" + hex(n.offset) + "/" + hex(n.size) + " [" + n.module + "]";
+  return hex(address);
+}
+
+std::string StackSymbols::full_lines(const std::vector<uint64_t>& frames, bool user,
+                                     uint32_t tgid) {
+  std::string out;
+  for (uint64_t a : frames) {
+    NamedAddress n = name(a, user, tgid);
+    out += " " + hex(a);
+    if (!n.name.empty())
+      out += " : " + n.name + "+" + hex(n.offset) + "/" + hex(n.size) + " [" + n.module + "]";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string StackSymbols::stack_lines(const std::string& addresses, bool user, uint32_t tgid) {
+  if (user && tgid == 0) tgid = process_of(addresses);
+  std::string out;
+  std::istringstream words(addresses);
+  std::string word;
+  while (words >> word) {
+    const char* p = word.c_str();
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+    uint64_t a = std::strtoull(p, nullptr, 16);
+    out += " " + word + " : " + symdata(a, user, tgid) + "\n";
+  }
+  return out;
+}
+
+std::string StackSymbols::text(int64_t code) {
+  if (!ir::is_stack_code(code)) return {};
+  ir::StackCode c = ir::split_stack_code(code);
+  std::vector<uint64_t> ips = frames(code);
+  std::string out;
+  if (c.form == ir::kStackSymbol) {
+    out = ips.empty() ? std::string() : cut(symname(ips[0], c.user, c.tgid));
+  } else if (c.form == ir::kStackSymbols) {
+    // _STP_SYM_SIMPLE, module by base name.
+    for (uint64_t a : ips) {
+      NamedAddress n = name(a, c.user, c.tgid);
+      out += n.name.empty() ? hex(a)
+                            : n.name + "+" + hex(n.offset) + " [" + base_name(n.module) + "]";
+      out += "\n";
+    }
+    out = cut(out);
+  } else if (c.form == ir::kStackAddresses) {
+    for (uint64_t a : ips) out += hex(a) + " ";
+    out = cut(out);
+  } else {  // callers(n): n+1 addresses, whole ones only
+    for (size_t i = 0; i < ips.size() && i < size_t(c.form); ++i) {
+      std::string word = (i ? " " : "") + hex(ips[i]);
+      if (out.size() + word.size() > maxstringlen_) break;
+      out += word;
+    }
+  }
+  codes_.emplace(out, code);
+  if (c.user) processes_.emplace(out, c.tgid);
+  return out;
+}
+
+std::optional<int64_t> StackSymbols::code(const std::string& text) {
+  auto it = codes_.find(text);
+  if (it == codes_.end()) return std::nullopt;
+  return it->second;
+}
+
+uint32_t StackSymbols::process_of(const std::string& text) const {
+  auto it = processes_.find(text);
+  return it == processes_.end() ? 0 : it->second;
+}
+
+std::string StackSymbols::record_text(uint32_t flags, const char* payload, size_t size) {
+  bool user = flags & STAP_STACK_USER;
+  int64_t first = 0;
+  if (size < 8) return {};
+  std::memcpy(&first, payload, 8);
+  if (flags & STAP_STACK_TEXT) {
+    std::string s(payload + 8, strnlen(payload + 8, size - 8));
+    return stack_lines(s, user, uint32_t(first));
+  }
+  if (!ir::is_stack_code(first)) return {};
+  ir::StackCode c = ir::split_stack_code(first);
+  if (user) user_.capture(c.tgid);
+  return full_lines(frames(first), c.user, c.tgid);
+}
+
+std::vector<std::string> StackSymbols::folded(int64_t code) {
+  std::vector<std::string> out;
+  if (!ir::is_stack_code(code)) return out;
+  ir::StackCode c = ir::split_stack_code(code);
+  std::vector<uint64_t> ips = frames(code);
+  for (auto it = ips.rbegin(); it != ips.rend(); ++it) {
+    NamedAddress n = name(*it, c.user, c.tgid);
+    out.push_back(n.name.empty() ? hex(*it) : n.name);
+  }
+  return out;
+}
+
+}  // namespace stap
