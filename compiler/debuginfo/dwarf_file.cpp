@@ -269,6 +269,68 @@ std::vector<DwarfVariable> DwarfFile::locals(const DwarfFunction& fn,
   return out;
 }
 
+// Whether `die` has a location usable at `pc` (or a constant value).
+static bool has_location_at(Dwarf_Die* die, uint64_t pc) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, DW_AT_const_value, &attr)) return true;
+  if (!dwarf_attr_integrate(die, DW_AT_location, &attr)) return false;
+  Dwarf_Op* ops = nullptr;
+  size_t count = 0;
+  return dwarf_getlocation_addr(&attr, pc, &ops, &count, 1) == 1 && count > 0;
+}
+
+std::vector<DwarfVariable> DwarfFile::variables_at(const DwarfFunction& fn, uint64_t pc) const {
+  std::vector<Dwarf_Die> chain{fn.die};
+  for (bool deeper = true; deeper && chain.size() < 32;) {
+    deeper = false;
+    Dwarf_Die child;
+    if (dwarf_child(&chain.back(), &child) != 0) break;
+    do {
+      if (dwarf_tag(&child) == DW_TAG_lexical_block && dwarf_haspc(&child, pc) == 1) {
+        chain.push_back(child);
+        deeper = true;
+        break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  std::vector<DwarfVariable> out;
+  for (auto scope = chain.rbegin(); scope != chain.rend(); ++scope) {
+    Dwarf_Die child;
+    if (dwarf_child(&*scope, &child) != 0) continue;
+    do {
+      int tag = dwarf_tag(&child);
+      if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) continue;
+      const char* name = dwarf_diename(&child);
+      Type type = type_of(&child);
+      if (!name || type.is_void || !has_location_at(&child, pc)) continue;
+      out.push_back({.name = name, .type = type, .is_parameter = tag == DW_TAG_formal_parameter,
+                     .die = child});
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  return out;
+}
+
+// Whether any variable of `scope` (recursively) has a location list
+// rather than a single expression.
+static bool has_location_list(Dwarf_Die* scope, int depth) {
+  Dwarf_Die child;
+  if (depth > 32 || dwarf_child(scope, &child) != 0) return false;
+  do {
+    Dwarf_Attribute attr;
+    if (dwarf_attr(&child, DW_AT_location, &attr) && dwarf_whatform(&attr) != DW_FORM_exprloc &&
+        dwarf_whatform(&attr) != DW_FORM_block1)
+      return true;
+    if (dwarf_tag(&child) == DW_TAG_lexical_block && has_location_list(&child, depth + 1))
+      return true;
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return false;
+}
+
+uint64_t DwarfFile::function_probe_pc(const DwarfFunction& fn) const {
+  Dwarf_Die die = fn.die;
+  return has_location_list(&die, 0) ? fn.entry_pc : prologue_end(fn);
+}
+
 Type DwarfFile::return_type(const DwarfFunction& fn) const {
   Dwarf_Die die = fn.die;
   return type_of(&die);

@@ -78,6 +78,17 @@ class DwarfFile {
   std::vector<DwarfVariable> locals(const DwarfFunction& fn, std::optional<uint64_t> pc) const;
   Type return_type(const DwarfFunction& fn) const;
 
+  // The variables a probe at `pc` in fn sees, as stap lists them: the
+  // scopes holding pc innermost first (lexical blocks, then the function),
+  // each scope's parameters and variables in DWARF order, only those with
+  // a type and a location (or constant value) at pc.
+  std::vector<DwarfVariable> variables_at(const DwarfFunction& fn, uint64_t pc) const;
+
+  // Where a .function probe goes, as stap places it: after the prologue
+  // (prologue_end) when fn's variables have no location lists (unoptimized
+  // code stores its parameters in the prologue), else the entry pc.
+  uint64_t function_probe_pc(const DwarfFunction& fn) const;
+
   // The location of `var` of `fn` at `pc` (variable_location with the
   // binary's CFI).
   std::optional<Location> location(const DwarfFunction& fn, const DwarfVariable& var, uint64_t pc,
@@ -95,6 +106,10 @@ class DwarfFile {
   std::vector<uint64_t> line_addresses(const DwarfFunction* fn, const std::string& file,
                                        int line) const;
   std::optional<SourceLine> line_at(uint64_t pc) const;
+  // The lines where a statement begins inside fn (is_stmt rows whose line
+  // differs from the previous row's), by (file, line), with the first
+  // address of each.
+  std::vector<std::pair<SourceLine, uint64_t>> function_lines(const DwarfFunction& fn) const;
 
  private:
   DwarfFile() = default;

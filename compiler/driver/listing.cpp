@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "debuginfo/process_listing.h"
 #include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
 #include "elaborate/providers/provider.h"
@@ -152,6 +153,15 @@ std::string common_signatures(const std::vector<ListedProbe>& probes,
 }  // namespace
 
 int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream& err) {
+  // process("P") points are listed from the binary (compiler/debuginfo)
+  // until a provider resolves them.
+  if (auto process = debuginfo::parse_process_pattern(o.list_pattern)) {
+    std::string why;
+    auto points = debuginfo::list_process_points(*process, o.list_with_vars, why);
+    for (const std::string& point : points) out << point << "\n";
+    if (!why.empty() && o.verbosity(2) > 1) err << "semantic error: " << why << "\n";
+    return points.empty() ? 1 : 0;
+  }
   Diagnostics& diags = fe.diagnostics();
   // Parse errors are shown, with their count; pass 2's are not (stap
   // shows them only with -vv: a pattern that matches nothing exits 1).

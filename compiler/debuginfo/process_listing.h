@@ -1,0 +1,39 @@
+// stap -l / -L for user-space points, read straight from the binary:
+//   process("P").function("F")[.call|.return]
+//   process("P").library("L").function("F")...
+//   process("P").statement("F@file.c:LINE")      (LINE: N, N-M or *)
+//   process("P").mark("M"), process("P").provider("X").mark("M")
+//   process("P").plt("N")
+// in stap's format: the program (and library) by canonical path, a
+// function with DWARF as "name@decl_file:decl_line", one without as its
+// symbol name, and with -L the variables a probe there sees
+// ("$r:struct record* $scale:int", marks "$arg1:long ...", returns
+// "$return:TYPE" first).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stap::debuginfo {
+
+struct ProcessPattern {
+  std::string process;             // as written: a path or a name in $PATH
+  std::string library;             // "" when none
+  std::string kind;                // "function", "statement", "mark" or "plt"
+  std::string provider;            // marks: "" when none
+  std::string spec;                // the function/statement/mark/plt argument
+  std::string suffix;              // ".call", ".return" or ""
+};
+
+// Parses a probe point of the forms above; nullopt for anything else
+// (including process points with numbers or components not listed).
+std::optional<ProcessPattern> parse_process_pattern(const std::string& text);
+
+// The listed points, sorted, each once; with `with_vars` followed by
+// their variables.  Empty with `why` set when the binary cannot be found
+// or read; empty with `why` empty when nothing matches.
+std::vector<std::string> list_process_points(const ProcessPattern& pattern, bool with_vars,
+                                             std::string& why);
+
+}  // namespace stap::debuginfo
