@@ -57,7 +57,20 @@ namespace {
 struct Walk {
   std::map<Dwarf_Off, std::string> qualified;  // every subprogram DIE seen
   std::vector<Dwarf_Die> with_code;
+  std::vector<Dwarf_Die> inlined;              // DW_TAG_inlined_subroutine
 };
+
+// The inlined copies inside a function body, at any depth.
+void walk_body(Dwarf_Die* parent, Walk& walk, int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_inlined_subroutine) walk.inlined.push_back(child);
+    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+      walk_body(&child, walk, depth + 1);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
 
 void walk_scope(Dwarf_Die* parent, const std::string& prefix, Walk& walk, int depth) {
   Dwarf_Die child;
@@ -72,8 +85,10 @@ void walk_scope(Dwarf_Die* parent, const std::string& prefix, Walk& walk, int de
       if (name) walk.qualified[dwarf_dieoffset(&child)] = prefix + name;
       Dwarf_Addr low;
       if (!dwarf_hasattr(&child, DW_AT_declaration) &&
-          (dwarf_lowpc(&child, &low) == 0 || dwarf_hasattr(&child, DW_AT_ranges)))
+          (dwarf_lowpc(&child, &low) == 0 || dwarf_hasattr(&child, DW_AT_ranges))) {
         walk.with_code.push_back(child);
+        walk_body(&child, walk, 0);
+      }
     }
   } while (dwarf_siblingof(&child, &child) == 0);
 }
@@ -120,44 +135,59 @@ std::string string_attr(Dwarf_Die* die, int name) {
 
 }  // namespace
 
+// A DwarfFunction for `die` (a subprogram with code or an inlined copy);
+// false when it has no name or no address range.
+static bool describe_function(Dwarf_Die die, Dwarf_Die cu, const Walk& walk, DwarfFunction& fn) {
+  const char* name = dwarf_diename(&die);
+  if (!name || !function_range(&die, fn)) return false;
+  fn.name = name;
+  Dwarf_Die decl = declaration_of(die);
+  auto scoped = walk.qualified.find(dwarf_dieoffset(&decl));
+  fn.qualified = scoped != walk.qualified.end() ? scoped->second : fn.name;
+  fn.linkage_name = string_attr(&die, DW_AT_linkage_name);
+  if (fn.linkage_name.empty()) fn.linkage_name = string_attr(&die, DW_AT_MIPS_linkage_name);
+  const char* file = dwarf_decl_file(&die);
+  fn.decl_file = file ? file : "";
+  dwarf_decl_line(&die, &fn.decl_line);
+  Dwarf_Attribute attr;
+  bool external = false;
+  if (dwarf_attr_integrate(&die, DW_AT_external, &attr)) dwarf_formflag(&attr, &external);
+  fn.external = external;
+  fn.inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
+  fn.die = die;
+  fn.cu = cu;
+  return true;
+}
+
 void DwarfFile::read_functions() {
   Dwarf_Off offset = 0, next = 0;
   size_t header_size = 0;
   Walk walk;
-  std::vector<std::pair<Dwarf_Die, Dwarf_Die>> found;  // (function, cu)
+  std::vector<std::pair<Dwarf_Die, Dwarf_Die>> found, inlined;  // (function, cu)
   while (dwarf_nextcu(dwarf_, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
     Dwarf_Die cu;
     if (dwarf_offdie(dwarf_, offset + header_size, &cu)) {
       walk.with_code.clear();
+      walk.inlined.clear();
       walk_scope(&cu, "", walk, 0);
       for (auto& die : walk.with_code) found.emplace_back(die, cu);
+      for (auto& die : walk.inlined) inlined.emplace_back(die, cu);
     }
     offset = next;
   }
+  auto by_name = [](const DwarfFunction& a, const DwarfFunction& b) {
+    return a.qualified != b.qualified ? a.qualified < b.qualified : a.entry_pc < b.entry_pc;
+  };
   for (auto& [die, cu] : found) {
     DwarfFunction fn;
-    const char* name = dwarf_diename(&die);
-    if (!name || !function_range(&die, fn)) continue;
-    fn.name = name;
-    Dwarf_Die decl = declaration_of(die);
-    auto scoped = walk.qualified.find(dwarf_dieoffset(&decl));
-    fn.qualified = scoped != walk.qualified.end() ? scoped->second : fn.name;
-    fn.linkage_name = string_attr(&die, DW_AT_linkage_name);
-    if (fn.linkage_name.empty()) fn.linkage_name = string_attr(&die, DW_AT_MIPS_linkage_name);
-    const char* file = dwarf_decl_file(&die);
-    fn.decl_file = file ? file : "";
-    dwarf_decl_line(&die, &fn.decl_line);
-    Dwarf_Attribute attr;
-    bool external = false;
-    if (dwarf_attr_integrate(&die, DW_AT_external, &attr)) dwarf_formflag(&attr, &external);
-    fn.external = external;
-    fn.die = die;
-    fn.cu = cu;
-    functions_.push_back(std::move(fn));
+    if (describe_function(die, cu, walk, fn)) functions_.push_back(std::move(fn));
   }
-  std::sort(functions_.begin(), functions_.end(), [](const DwarfFunction& a, const DwarfFunction& b) {
-    return a.qualified != b.qualified ? a.qualified < b.qualified : a.entry_pc < b.entry_pc;
-  });
+  std::sort(functions_.begin(), functions_.end(), by_name);
+  for (auto& [die, cu] : inlined) {
+    DwarfFunction fn;
+    if (describe_function(die, cu, walk, fn)) inlined_.push_back(std::move(fn));
+  }
+  std::sort(inlined_.begin(), inlined_.end(), by_name);
 }
 
 // Template-aware split on "::": "a::b<c::d>::f" -> {"a", "b<c::d>", "f"}.
@@ -207,10 +237,19 @@ bool file_matches(const std::string& pattern, const std::string& file) {
 }
 
 std::vector<const DwarfFunction*> DwarfFile::match_functions(const std::string& text) const {
+  return match(functions_, text);
+}
+
+std::vector<const DwarfFunction*> DwarfFile::match_inlined(const std::string& text) const {
+  return match(inlined_, text);
+}
+
+std::vector<const DwarfFunction*> DwarfFile::match(const std::vector<DwarfFunction>& from,
+                                                   const std::string& text) const {
   FunctionSpec spec = parse_function_spec(text);
   std::vector<const DwarfFunction*> out;
   bool mangled = spec.scopes.empty() && spec.function.starts_with("_Z");
-  for (const auto& fn : functions_) {
+  for (const auto& fn : from) {
     if (mangled ? !glob(spec.function, fn.linkage_name) : !glob(spec.function, fn.name)) continue;
     if (!spec.file.empty() && !file_matches(spec.file, fn.decl_file)) continue;
     // Scopes match the innermost enclosing ones, each name or glob.

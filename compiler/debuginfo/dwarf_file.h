@@ -33,7 +33,8 @@ struct DwarfFunction {
   uint64_t entry_pc = 0;     // where a .function probe goes (link-time address)
   uint64_t low_pc = 0, high_pc = 0;  // the range holding entry_pc
   bool external = false;
-  Dwarf_Die die{};           // the concrete subprogram DIE
+  bool inlined = false;      // an inlined copy (DW_TAG_inlined_subroutine)
+  Dwarf_Die die{};           // the concrete subprogram or inlined-copy DIE
   Dwarf_Die cu{};
 };
 
@@ -69,7 +70,11 @@ class DwarfFile {
   // The functions matching a function spec ("name@file:LINE" as above;
   // the LINE part is ignored here: see line_addresses).
   std::vector<const DwarfFunction*> match_functions(const std::string& spec) const;
-  // The function whose range holds `pc`.
+  // The inlined copies of functions matching a spec, each a DwarfFunction
+  // whose entry_pc is where the copy starts (stap probes these too for
+  // .function, not for .return).
+  std::vector<const DwarfFunction*> match_inlined(const std::string& spec) const;
+  // The (out-of-line) function whose range holds `pc`.
   const DwarfFunction* function_at(uint64_t pc) const;
 
   std::vector<DwarfVariable> parameters(const DwarfFunction& fn) const;
@@ -114,6 +119,8 @@ class DwarfFile {
  private:
   DwarfFile() = default;
   void read_functions();
+  std::vector<const DwarfFunction*> match(const std::vector<DwarfFunction>& from,
+                                          const std::string& spec) const;
 
   const ElfFile* binary_ = nullptr;
   std::string debug_path_;
@@ -122,6 +129,7 @@ class DwarfFile {
   Dwarf* dwarf_ = nullptr;
   Dwarf_CFI* cfi_ = nullptr;  // the binary's .eh_frame (owned by libdw)
   std::vector<DwarfFunction> functions_;
+  std::vector<DwarfFunction> inlined_;
 };
 
 // Splits a function spec into its parts: "ns::C::f@a.c:12" -> scopes

@@ -2,7 +2,10 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+
 #include <map>
+#include <tuple>
 #include <set>
 
 #include "debuginfo/binary_path.h"
@@ -50,13 +53,31 @@ std::string quoted(const std::string& kind, const std::string& arg) {
   return "." + kind + "(\"" + arg + "\")";
 }
 
-std::string vars_text(const DwarfFile& dwarf, const DwarfFunction& fn, uint64_t pc, bool is_return) {
-  std::string out;
+// Listed name -> the variables of each probe point listed under it.
+using Listed = std::map<std::string, std::vector<std::vector<std::string>>>;
+
+std::vector<std::string> vars_of(const DwarfFile& dwarf, const DwarfFunction& fn, uint64_t pc,
+                                 bool is_return) {
+  std::vector<std::string> out;
   if (is_return) {
     Type ret = dwarf.return_type(fn);
-    if (!ret.is_void) out += " $return:" + type_name(ret);
+    if (!ret.is_void) out.push_back("$return:" + type_name(ret));
   }
-  for (const auto& v : dwarf.variables_at(fn, pc)) out += " $" + v.name + ":" + type_name(v.type);
+  for (const auto& v : dwarf.variables_at(fn, pc)) out.push_back("$" + v.name + ":" + type_name(v.type));
+  return out;
+}
+
+// " $a:int $b:long": the variables every point of the name has (an inline
+// function's copies each see their own), in the first point's order, as
+// stap prints them.
+std::string common_vars(const std::vector<std::vector<std::string>>& points) {
+  std::string out;
+  for (const auto& var : points.front()) {
+    bool everywhere = true;
+    for (const auto& other : points)
+      everywhere = everywhere && std::find(other.begin(), other.end(), var) != other.end();
+    if (everywhere) out += " " + var;
+  }
   return out;
 }
 
@@ -67,17 +88,26 @@ struct Target {
 };
 
 void list_functions(const ProcessPattern& p, Target& t, bool with_vars,
-                    std::map<std::string, std::string>& out) {
+                    Listed& out) {
   std::set<uint64_t> covered;  // entry pcs listed through DWARF
   bool is_return = p.suffix == ".return";
   auto add = [&](const DwarfFunction& fn) {
     if (!covered.insert(fn.entry_pc).second) return;
-    std::string name = t.prefix + quoted("function", fn.name + "@" + fn.decl_file + ":" +
-                                                         std::to_string(fn.decl_line)) + p.suffix;
-    out[name] = with_vars ? vars_text(*t.dwarf, fn, t.dwarf->function_probe_pc(fn), is_return) : "";
+    // Assembly functions have no declaration: the line table says where.
+    std::string file = fn.decl_file;
+    int line = fn.decl_line;
+    if (file.empty())
+      if (auto at = t.dwarf->line_at(fn.entry_pc)) std::tie(file, line) = std::tie(at->file, at->line);
+    std::string name = t.prefix + quoted("function", fn.name + "@" + file + ":" +
+                                                         std::to_string(line)) + p.suffix;
+    uint64_t pc = fn.inlined ? fn.entry_pc : t.dwarf->function_probe_pc(fn);
+    out[name].push_back(with_vars ? vars_of(*t.dwarf, fn, pc, is_return) : std::vector<std::string>{});
   };
   if (t.dwarf)
     for (const auto* fn : t.dwarf->match_functions(p.spec)) add(*fn);
+  // Inlined copies are .function points too (not .return ones).
+  if (t.dwarf && !is_return)
+    for (const auto* fn : t.dwarf->match_inlined(p.spec)) add(*fn);
   if (p.spec.find('@') != std::string::npos) return;
   // Symbols: an alias of a DWARF function (malloc for __libc_malloc)
   // lists that function; a symbol without DWARF lists itself.
@@ -85,14 +115,17 @@ void list_functions(const ProcessPattern& p, Target& t, bool with_vars,
     const DwarfFunction* fn = t.dwarf ? t.dwarf->function_at(sym->address) : nullptr;
     if (fn && fn->entry_pc == sym->address) {
       add(*fn);
-    } else if (!fn && !covered.count(sym->address) && !sym->ifunc) {
-      out[t.prefix + quoted("function", sym->name) + p.suffix] = "";
+    } else if ((!fn || fn->entry_pc != sym->address) && !covered.count(sym->address) &&
+               !sym->ifunc) {
+      // No DWARF function starts here (a .cold part, assembly, or no
+      // debuginfo at all): the symbol is the point.
+      out[t.prefix + quoted("function", sym->name) + p.suffix].emplace_back();
     }
   }
 }
 
 void list_statements(const ProcessPattern& p, Target& t, bool with_vars,
-                     std::map<std::string, std::string>& out) {
+                     Listed& out) {
   if (!t.dwarf) return;
   FunctionSpec spec = parse_function_spec(p.spec);
   int first = 0, last = 0;
@@ -108,21 +141,22 @@ void list_statements(const ProcessPattern& p, Target& t, bool with_vars,
       if (!spec.file.empty() && !file_matches(spec.file, line.file)) continue;
       std::string name = t.prefix + quoted("statement", fn->name + "@" + line.file + ":" +
                                                             std::to_string(line.line)) + p.suffix;
-      out[name] = with_vars ? vars_text(*t.dwarf, *fn, addr, false) : "";
+      out[name].push_back(with_vars ? vars_of(*t.dwarf, *fn, addr, false) : std::vector<std::string>{});
     }
   }
 }
 
 void list_marks(const ProcessPattern& p, Target& t, bool with_vars,
-                std::map<std::string, std::string>& out) {
+                Listed& out) {
   for (const auto& mark : read_sdt_marks(*t.elf)) {
     if (!glob(p.spec, mark.name) || (!p.provider.empty() && !glob(p.provider, mark.provider)))
       continue;
     std::string name = t.prefix + (p.provider.empty() ? "" : quoted("provider", mark.provider)) +
                        quoted("mark", mark.name);
-    std::string vars;
-    for (size_t i = 1; i <= mark.args.size(); ++i) vars += " $arg" + std::to_string(i) + ":long";
-    out[name] = with_vars ? vars : "";
+    std::vector<std::string> vars;
+    for (size_t i = 1; with_vars && i <= mark.args.size(); ++i)
+      vars.push_back("$arg" + std::to_string(i) + ":long");
+    out[name].push_back(vars);
   }
 }
 
@@ -166,16 +200,16 @@ std::vector<std::string> list_process_points(const ProcessPattern& p, bool with_
   if (!t.elf) return {};
   std::string no_dwarf;
   if (p.kind == "function" || p.kind == "statement") t.dwarf = DwarfFile::open(*t.elf, no_dwarf);
-  std::map<std::string, std::string> listed;
+  Listed listed;
   if (p.kind == "function") list_functions(p, t, with_vars, listed);
   if (p.kind == "statement") list_statements(p, t, with_vars, listed);
   if (p.kind == "mark") list_marks(p, t, with_vars, listed);
   if (p.kind == "plt")
     for (const auto& entry : t.elf->plt_entries())
-      if (glob(p.spec, entry.name)) listed[t.prefix + quoted("plt", entry.name)] = "";
+      if (glob(p.spec, entry.name)) listed[t.prefix + quoted("plt", entry.name)].emplace_back();
   why = listed.empty() && p.kind == "statement" ? no_dwarf : "";
   std::vector<std::string> out;
-  for (const auto& [name, vars] : listed) out.push_back(name + vars);
+  for (const auto& [name, points] : listed) out.push_back(name + common_vars(points));
   return out;
 }
 
