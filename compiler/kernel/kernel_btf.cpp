@@ -471,4 +471,18 @@ std::string KernelBtf::name(Type t) {
   return out;
 }
 
+// stap's saveargs: nameless or unnameable variables are left out, and a
+// function without a return type has no $return.
+std::string KernelBtf::describe_params(const Function& f, bool is_return) {
+  std::vector<std::string> vars;
+  std::string type;
+  if (is_return && f.ret.id != 0 && full_name(f.ret, type)) vars.push_back("$return:" + type);
+  for (const Param& p : f.params) {
+    if (!p.name.empty() && full_name(p.type, type)) vars.push_back("$" + p.name + ":" + type);
+  }
+  std::string out;
+  for (const auto& v : vars) out += (out.empty() ? "" : " ") + v;
+  return out;
+}
+
 }  // namespace stap::kernel

@@ -104,6 +104,11 @@ class KernelBtf {
   static std::string name(Type t);
   // Enumerator name of an enum value, or empty.
   static std::string enumerator(Type t, int64_t value);
+  // The target variables stap -L lists for a kernel.function point, in
+  // its order and spelling: "$file:struct file* $buf:char* $count:size_t
+  // $pos:loff_t*"; for a .return point "$return:ssize_t" first (when the
+  // function returns a value).  BTF has no locals, so only parameters.
+  static std::string describe_params(const Function& f, bool is_return = false);
 
  private:
   struct Impl;

@@ -126,6 +126,16 @@ TEST_CASE("kernel_btf: vfs_read's parameters in stap's spelling", "[kernel_btf]"
   CHECK(KernelBtf::name(KernelBtf::strip(f->params[2].type)) == "long unsigned int");
   CHECK(KernelBtf::is_char(KernelBtf::pointee(f->params[1].type)));
 
+  CHECK(KernelBtf::describe_params(*f) ==
+        "$file:struct file* $buf:char* $count:size_t $pos:loff_t*");
+  CHECK(KernelBtf::describe_params(*f, true) ==
+        "$return:ssize_t $file:struct file* $buf:char* $count:size_t $pos:loff_t*");
+  auto kfree = kb.function("kfree");
+  REQUIRE(kfree);
+  REQUIRE(kfree->params.size() == 1);  // "objp" or "object", by version
+  CHECK(KernelBtf::describe_params(*kfree, true) ==
+        "$" + kfree->params[0].name + ":void const*");  // no $return
+
   CHECK(!kb.function("no_such_function_in_any_kernel"));
   // A variable or a type is not a function.
   CHECK(!kb.function("task_struct"));
