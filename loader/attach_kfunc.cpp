@@ -12,7 +12,9 @@
 //                   else one kprobe per function
 // Each function's index in Probe::functions is its attach cookie (fn_name).
 #include <bpf/libbpf.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -44,8 +46,8 @@ bool choose(const ir::Probe& p, bool has_fentry, KfuncMechanism& m, std::string&
     else if (s.kprobe) m = KfuncMechanism::kprobe;
     else if (s.kprobe_multi) m = KfuncMechanism::kprobe_multi;
     else if (s.fentry)
-      why = "fentry needs the function's BTF (with at most 6 parameters), and kprobes do not work: " +
-            s.kprobe_why;
+      why = "fentry needs the function's BTF (with at most 6 parameters), "
+            "and kprobes do not work: " + s.kprobe_why;
     else why = s.missing_message();
     return why.empty();
   }
@@ -125,10 +127,22 @@ bool attach_multi(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>&
   return true;
 }
 
+// Each kprobe holds two descriptors (its perf event and its link): a
+// wildcard over a module's functions passes the usual soft limit of 1024.
+// The margin is for the object's maps and programs.
+void raise_descriptor_limit(size_t links) {
+  rlimit lim{};
+  rlim_t wanted = links + 256;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= wanted) return;
+  lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, wanted);
+  setrlimit(RLIMIT_NOFILE, &lim);
+}
+
 // One kprobe per function.  As stap, a function that fails is a warning
 // while others attached ("registration error"), an error when none did.
 bool attach_kprobes(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
                     const AttachReport& report, size_t& attached, std::string& error) {
+  raise_descriptor_limit(2 * (links.size() + p.functions.size()));
   std::vector<std::string> failures;
   int last_err = 0;
   for (size_t i = 0; i < p.functions.size(); ++i) {
@@ -217,7 +231,8 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
     if (as_multi == kprobe || !kprobe_loaded) return false;
     // One function the multi link refuses fails them all: with kprobes,
     // each function is tried alone.
-    if (verbose) std::fprintf(stderr, "Pass 5: %s; trying a %s per function\n", error.c_str(), kind);
+    if (verbose)
+      std::fprintf(stderr, "Pass 5: %s; trying a %s per function\n", error.c_str(), kind);
     error.clear();
   }
   if (!kprobe_loaded) {

@@ -62,7 +62,8 @@ Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
   bool trampoline = kfunc_ == KfuncVariant::trampoline;
   if (n->op == ir::Op::fn_ret) {
     if (!probe_.is_return) unsupported(n, "the return value read in a function's entry probe");
-    v = trampoline ? trampoline_slot(probe_.arg_count) : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
+    v = trampoline ? trampoline_slot(probe_.arg_count)
+                   : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
   } else {
     if (n->a < 0 || n->a > 5) unsupported(n, "a function argument past the sixth");
     if (trampoline && n->a >= probe_.arg_count)
@@ -107,7 +108,8 @@ Value* ProgramEmitter::kernel_read(const ir::Node* n) {
   AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
   b_.CreateStore(addr, data);
   const char* fmt = "read fault [man error::fault] at 0x%llx";
-  helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+  helper(kSnprintf, m_.i64,
+         {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
   raise(n->loc, msg);
   b_.SetInsertPoint(done);
   return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);

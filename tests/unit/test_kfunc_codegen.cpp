@@ -39,7 +39,9 @@ std::map<std::string, std::string> sections(ir::Module& m) {
   REQUIRE(obj);
   std::map<std::string, std::string> out;
   bpf_program* prog;
-  bpf_object__for_each_program(prog, obj) out[bpf_program__name(prog)] = bpf_program__section_name(prog);
+  bpf_object__for_each_program(prog, obj) {
+    out[bpf_program__name(prog)] = bpf_program__section_name(prog);
+  }
   bpf_object__close(obj);
   return out;
 }
@@ -108,7 +110,8 @@ TEST_CASE("kfunc codegen: reads a probe cannot make are compile errors", "[kfunc
 TEST_CASE("kfunc codegen: a kernel read fault is stap's read fault error", "[kfunc_codegen]") {
   Builder t;
   size_t g = t.global("g", Type::long_), after = t.global("after", Type::long_);
-  Node* bad = t.node(Op::kread, Type::long_, {t.bin(Op::add, t.num(8), t.call_builtin("pid", Type::long_))}, 0, 4, 1);
+  Node* addr = t.bin(Op::add, t.num(8), t.call_builtin("pid", Type::long_));  // run-time value
+  Node* bad = t.node(Op::kread, Type::long_, {addr}, 0, 4, 1);
   bad->loc = t.m.add_location("identifier '$p' at <test>:1:1");
   t.probe(t.block({t.set_global(g, bad), t.set_global(after, t.num(1))}));
   Loaded l(t.m);
@@ -181,7 +184,8 @@ class KfuncSession {
 };
 
 Node* mine(Builder& t, Node* body) {
-  Node* guard = t.bin(Op::eq, t.call_builtin("pid", Type::long_), t.call_builtin("target", Type::long_));
+  Node* guard =
+      t.bin(Op::eq, t.call_builtin("pid", Type::long_), t.call_builtin("target", Type::long_));
   return t.node(Op::if_, Type::none, {guard, body, t.node(Op::nop, Type::none)});
 }
 
