@@ -193,6 +193,10 @@ std::string StackSymbols::record_text(uint32_t flags, const char* payload, size_
   int64_t first = 0;
   if (size < 8) return {};
   std::memcpy(&first, payload, 8);
+  if (flags & STAP_STACK_PROCESS) {  // its first user stack: keep its mappings
+    user_.capture(uint32_t(first));
+    return {};
+  }
   if (flags & STAP_STACK_TEXT) {
     std::string s(payload + 8, strnlen(payload + 8, size - 8));
     return stack_lines(s, user, uint32_t(first));
