@@ -98,9 +98,12 @@ class KernelBtf {
   // A member by name, searching through anonymous struct/union members as
   // C does (stap's `->` does the same); bit_offset is from the start of t.
   static std::optional<Member> member(Type t, const std::string& name);
-  // The type as stap spells it in -L output and messages: "struct file*",
-  // "char*", "size_t", "loff_t*", "unsigned int", "const char*",
-  // "struct list_head[4]", "void*", "int (*)(int)" for a function pointer.
+  // The type as stap spells it in -L output and messages (its
+  // dwarf_type_name): "struct file*", "char*", "size_t", "loff_t*",
+  // "unsigned int", qualifiers after the type ("char const*", "void
+  // const*"), arrays without a length ("char[]", "struct list_head[]"),
+  // "struct {...}" when anonymous, "void*", and a function pointer as
+  // "int (*) (struct file*, int)".  "<unknown>" when it cannot.
   static std::string name(Type t);
   // Enumerator name of an enum value, or empty.
   static std::string enumerator(Type t, int64_t value);
