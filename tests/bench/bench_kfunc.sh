@@ -79,7 +79,7 @@ stap_run() {
 bpftrace_run() {
   local probe=$1 t0 t1 out=$work/bt
   t0=$(now_ms)
-  bpftrace -e "$probe { @n = count(); }" -c /bin/true >"$out" 2>&1 || { echo "- -"; return; }
+  BPFTRACE_MAX_PROBES=100000 bpftrace -e "$probe { @n = count(); }" -c /bin/true >"$out" 2>&1 || { echo "- -"; return; }
   t1=$(now_ms)
   echo "$((t1 - t0)) $(sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p' "$out" | head -1)"
 }
