@@ -250,8 +250,10 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
     return 0;
   }
 
-  // Pass 2: elaborate.
+  // Pass 2: elaborate.  Probes that will be loaded must be attachable
+  // here; -p2 and -p3 resolve names only (listing is not attaching).
   timer.start();
+  fe.program().will_run = o.last_pass >= 4;
   ok = fe.elaborate();
   diags.flush(err);
   if (!ok) {

@@ -143,7 +143,7 @@ class Expander {
                       const AliasMatch& match, const Context& ctx);
   std::vector<std::pair<ast::AliasDecl*, AliasMatch>> matching_aliases(
       const ast::ProbePoint& point);
-  void add_probe(ast::ProbePoint* point, const Context& ctx);
+  void add_probe(DerivedProbe derived, const Context& ctx);
   ast::Block* build_body(const Context& ctx);
   // stap's lead-in to every error about a point: "while resolving probe
   // point: identifier 'HEAD' at ...".
@@ -344,10 +344,12 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     std::vector<ast::ProbePoint*> concrete =
         resolve_builtin_point(*copy, arena_, alias_heads_, ctx.quiet, diags_);
     size_t added = 0;
+    ResolveRequest request{ctx.quiet, program_.will_run};
     for (ast::ProbePoint* p : concrete) {
-      const ProbeProvider* provider = find_provider(*p);
-      if (ctx.quiet && provider && !provider->may_match(*p)) continue;
-      add_probe(p, ctx);
+      DerivedProbe derived{nullptr, p, find_provider(*p)};
+      if (derived.provider && derived.provider->resolve(*p, request, derived, diags_) == 0)
+        continue;
+      add_probe(std::move(derived), ctx);
       ++added;
     }
     return added;
@@ -435,7 +437,8 @@ ast::Block* Expander::build_body(const Context& ctx) {
   return body;
 }
 
-void Expander::add_probe(ast::ProbePoint* point, const Context& ctx) {
+void Expander::add_probe(DerivedProbe derived, const Context& ctx) {
+  ast::ProbePoint* point = derived.point;
   point->condition = ctx.condition ? ast::clone(ctx.condition, arena_) : nullptr;
   auto* probe = arena_.make<ast::ProbeDecl>();
   probe->loc = ctx.origin->loc;
@@ -445,7 +448,8 @@ void Expander::add_probe(ast::ProbePoint* point, const Context& ctx) {
   probe->derived_from.assign(ctx.points.begin(), ctx.points.end());
   probe->via_aliases.assign(ctx.aliases.rbegin(), ctx.aliases.rend());
   probe->origin = ctx.origin;
-  program_.probes.push_back({probe, point, find_provider(*point)});
+  derived.decl = probe;
+  program_.probes.push_back(std::move(derived));
 }
 
 void Expander::expand_probe(const ast::ProbeDecl& probe) {

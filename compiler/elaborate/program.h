@@ -37,12 +37,22 @@ namespace stap {
 struct Builtin;        // elaborate/builtins.h
 class ProbeProvider;   // elaborate/providers/provider.h
 
+// A kernel function a kernel.function / kprobe point resolved to.
+struct KernelFunctionRef {
+  std::string module;  // "" for vmlinux
+  std::string name;
+  bool operator==(const KernelFunctionRef&) const = default;
+};
+
 // A probe after alias expansion, with the provider that will lower and
 // attach it.
 struct DerivedProbe {
   ast::ProbeDecl* decl = nullptr;
   ast::ProbePoint* point = nullptr;   // the concrete (non-alias) point
   const ProbeProvider* provider = nullptr;
+  // kernel.function points: what the provider resolved them to in pass 2
+  // (ProbeProvider::resolve), so lowering does not search again.
+  std::vector<KernelFunctionRef> kernel_functions;
 };
 
 struct Program {
@@ -54,6 +64,11 @@ struct Program {
   std::vector<DerivedProbe> probes;
   // alias_expansion: how many of `files` have had their probes expanded.
   size_t expanded_files = 0;
+  // Set by the driver when the probes will be compiled to run (pass 4 or
+  // later, not -l/-L): resolution then also requires that the kernel can
+  // attach them (kernel.function needs kprobes or fentry), so '!' and '?'
+  // move past points that cannot run here.
+  bool will_run = false;
   // elide: set when unused code was removed (no -u).  stap's optimiser
   // also leaves a one-statement body as that bare statement, which is how
   // -p2 -v prints bodies then.

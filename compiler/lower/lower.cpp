@@ -204,6 +204,11 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
     state.event = event_format({probe.system, probe.event}, dp.point->components[0].loc);
     syscall_context(state, probe, dp.point->components[0].loc);
   }
+  std::optional<kernel::Function> kfunc;  // what state.kfunc points at
+  if (probe.kind == ir::ProbeKind::kfunc) {
+    kfunc_context(state, probe, kfunc);
+    state.kfunc_point = dp.point;
+  }
   for (const ast::VarDecl* l : dp.decl->locals) state.slot_of.emplace(l, add_slot(probe.slots, l));
   body_ = &state;
   ir::Node* body = dp.decl->body ? stmt(dp.decl->body) : make(ir::Op::block);

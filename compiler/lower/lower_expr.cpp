@@ -282,6 +282,10 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     return;
   }
   std::string name = n.name;
+  if (ir::Node* k = l_.kfunc_builtin(name)) {
+    result = k;
+    return;
+  }
   if (name == "exit" || name == "error") {
     result = l_.make(name == "exit" ? ir::Op::exit : ir::Op::error);
   } else {

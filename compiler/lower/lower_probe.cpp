@@ -102,6 +102,10 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
     lower_trace_points(dp);
     return;
   }
+  if (family == "kernel.function") {
+    lower_kfunc_points(dp);
+    return;
+  }
   unsupported_point(dp);
 }
 

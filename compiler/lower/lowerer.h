@@ -9,6 +9,7 @@
 //   lower_print.cpp   the print family -> printf/sprintf formats
 //   lower_target.cpp  tracepoint target variables -> record reads
 //   lower_probe.cpp   probe points -> ir::Probe specs (timers, tracefs)
+//   lower_kfunc.cpp   kernel function points -> kfunc probes
 #pragma once
 
 #include <map>
@@ -55,6 +56,10 @@ struct BodyState {
   // without BTF), and whether the body runs at its return.
   const kernel::Function* kfunc = nullptr;
   bool kfunc_return = false;
+  // The kfunc probe being lowered and the point it came from
+  // (lower_kfunc.cpp: probefunc(), pp()).
+  const ir::Probe* kfunc_probe = nullptr;
+  const ast::ProbePoint* kfunc_point = nullptr;
   bool in_function = false;
 };
 
@@ -134,6 +139,10 @@ class Lowerer {
   // ---- probe points (lower_probe.cpp)
   void lower_probe(const DerivedProbe& dp);
 
+  // ---- kernel functions (lower_kfunc.cpp)
+  // probefunc(), probemod(), pp() in a kfunc probe's body; null elsewhere.
+  ir::Node* kfunc_builtin(const std::string& name);
+
  private:
   void lower_globals();
   void collect_histograms();
@@ -145,6 +154,9 @@ class Lowerer {
   void lower_trace_points(const DerivedProbe& dp);
   void lower_perf_point(const DerivedProbe& dp);  // lower_perf.cpp: timer.profile.tick, perf.*
   void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
+  void lower_kfunc_points(const DerivedProbe& dp);
+  void kfunc_context(BodyState& state, const ir::Probe& probe,
+                     std::optional<kernel::Function>& holder);
 
   const Program& program_;
   const LowerOptions& options_;

@@ -2,10 +2,27 @@
 // module(M).function(PAT)[...], kernel.statement(...), and the symbol-only
 // kprobe.function(F)[.return], kprobe.module(M).function(F),
 // kprobe.statement(ADDR).absolute.  PAT is "func[@file[:line]]" with
-// wildcards.  Which functions match is known only from the kernel's symbols
-// and BTF/DWARF, so pass 2 checks the shape and keeps the point for the
-// provider's resolution.
+// wildcards.
+//
+// Which functions match is known only from the running kernel: pass 2
+// resolves each point over its symbols (kallsyms, the traceable functions)
+// and BTF, without DWARF.  So a point resolves to real, traceable
+// functions by name; what needs DWARF (source files and lines, statements,
+// labels, callees) is refused with what to install, and `.inline` matches
+// nothing (inlined copies have no symbol).
+#include <fnmatch.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "elaborate/program.h"
 #include "elaborate/providers/provider.h"
+#include "kernel/kernel_btf.h"
+#include "kernel/kernel_symbols.h"
+#include "kernel/kfunc_support.h"
 
 namespace stap {
 
@@ -42,6 +59,194 @@ std::vector<std::string> kernel_patterns() {
   return out;
 }
 
+// ---------------------------------------------------------------- kernel facts
+
+struct KernelFacts {
+  kernel::KernelBtf btf;
+  kernel::KernelSymbols symbols;
+  bool btf_loaded = false;
+  bool symbols_loaded = false;
+  std::string symbols_why;
+  // Read when first needed: "module:name" of each exported function
+  // (kallsyms' __ksymtab_NAME), and the loaded modules.
+  bool exports_read = false;
+  std::set<std::string> exported;
+  bool modules_read = false;
+  std::vector<std::string> modules;
+};
+
+// Read once per process: resolution, listing and lowering all ask.
+KernelFacts& facts() {
+  static KernelFacts k;
+  static const bool loaded = [] {
+    std::string why;
+    k.btf_loaded = k.btf.load(why);
+    k.symbols_loaded = k.symbols.load(k.symbols_why);
+    return true;
+  }();
+  (void)loaded;
+  return k;
+}
+
+// kallsyms line: "ADDR TYPE NAME [MODULE]".
+const std::set<std::string>& exported_functions() {
+  KernelFacts& k = facts();
+  if (k.exports_read) return k.exported;
+  k.exports_read = true;
+  std::ifstream in("/proc/kallsyms");
+  std::string line;
+  const std::string prefix = "__ksymtab_";
+  while (std::getline(in, line)) {
+    size_t at = line.find(' ' + prefix);
+    if (at == std::string::npos) continue;
+    std::string rest = line.substr(at + 1 + prefix.size());
+    std::string name = rest.substr(0, rest.find_first_of(" \t"));
+    std::string module;
+    size_t open = rest.find('[');
+    if (open != std::string::npos) module = rest.substr(open + 1, rest.find(']') - open - 1);
+    k.exported.insert(module + ":" + name);
+  }
+  return k.exported;
+}
+
+// The loaded modules (/proc/modules), for module("pattern").
+const std::vector<std::string>& loaded_modules() {
+  KernelFacts& k = facts();
+  if (k.modules_read) return k.modules;
+  k.modules_read = true;
+  std::ifstream in("/proc/modules");
+  std::string name, rest;
+  while (in >> name && std::getline(in, rest)) k.modules.push_back(name);
+  std::sort(k.modules.begin(), k.modules.end());
+  return k.modules;
+}
+
+bool has_glob(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
+
+// ---------------------------------------------------------------- queries
+
+// What a point asks for.
+struct Query {
+  bool has_module = false;
+  std::string module;     // the module pattern, when has_module
+  std::string pattern;    // the function pattern
+  bool inline_only = false;
+  bool exported_only = false;
+  // Set when the point cannot be resolved without DWARF (or at all): what
+  // to say, and where.
+  std::string refusal;
+  SourceLoc refusal_loc;
+};
+
+std::string kernel_release() {
+  struct utsname u {};
+  return uname(&u) == 0 ? u.release : "";
+}
+
+bool have_kernel_debuginfo() {
+  std::error_code ec;
+  std::string r = kernel_release();
+  return std::filesystem::exists("/usr/lib/debug/boot/vmlinux-" + r, ec) ||
+         std::filesystem::exists("/usr/lib/debug/lib/modules/" + r + "/vmlinux", ec);
+}
+
+// Why a point that needs DWARF cannot be resolved here.
+std::string dwarf_refusal(const std::string& what) {
+  if (have_kernel_debuginfo())
+    return what + " needs the kernel's DWARF, which this engine does not read yet: use a "
+                  "function name or wildcard (resolved from kallsyms and BTF)";
+  // The package named as a command line works on any host (and keeps
+  // the message the same on every kernel).
+  return "missing kernel debuginfo: " + what +
+         " needs the kernel's DWARF (BTF has no source files, lines or statements); install "
+         "linux-image-$(uname -r)-dbg (Debian; kernel-debuginfo on Fedora), or use a function "
+         "name or wildcard";
+}
+
+const char* const kDwarfSuffixes[] = {"label", "callee", "callees"};
+
+Query read_query(const ast::ProbePoint& point) {
+  Query q;
+  for (const ast::ProbePointComponent& c : point.components) {
+    auto* s = dynamic_cast<const ast::StringLit*>(c.arg);
+    if (c.functor == "module") {
+      q.has_module = true;
+      q.module = s ? s->value : "";
+      // Module names use '_' where their files have '-' (nf-conntrack).
+      std::replace(q.module.begin(), q.module.end(), '-', '_');
+    } else if (c.functor == "function" && s) {
+      q.pattern = s->value;
+      if (q.pattern.find('@') != std::string::npos && q.refusal.empty()) {
+        q.refusal = dwarf_refusal("a source-file pattern (\"" + q.pattern + "\")");
+        q.refusal_loc = c.loc;
+      }
+    } else if ((c.functor == "function" || c.functor == "statement") && q.refusal.empty()) {
+      bool absolute = point.components.back().functor == "absolute";
+      q.refusal_loc = c.loc;
+      q.refusal = absolute ? "probes at raw addresses (" + point.components[0].functor +
+                                 ".statement(ADDR).absolute) are not supported by this engine: "
+                                 "name a function"
+                           : dwarf_refusal(std::string(c.functor == "function" ? "a function address"
+                                                                                : "kernel.statement"));
+    } else if (c.functor == "inline") {
+      q.inline_only = true;
+    } else if (c.functor == "exported") {
+      q.exported_only = true;
+    }
+    for (const char* d : kDwarfSuffixes)
+      if (c.functor == d && q.refusal.empty()) {
+        q.refusal = dwarf_refusal("." + c.functor);
+        q.refusal_loc = c.loc;
+      }
+  }
+  return q;
+}
+
+// The functions of one module ("" = vmlinux) a query matches, sorted.
+std::vector<std::string> module_matches(const Query& q, const std::string& module) {
+  KernelFacts& k = facts();
+  std::vector<std::string> names;
+  if (k.symbols_loaded) {
+    names = k.symbols.match_functions(q.pattern, module);
+  } else if (k.btf_loaded) {
+    // No kallsyms (not readable here): BTF still names the functions.
+    for (const std::string& n : k.btf.function_names(module))
+      if (fnmatch(q.pattern.c_str(), n.c_str(), 0) == 0) names.push_back(n);
+  }
+  if (q.exported_only) {
+    const std::set<std::string>& exported = exported_functions();
+    std::erase_if(names, [&](const std::string& n) { return !exported.count(module + ":" + n); });
+  }
+  return names;
+}
+
+std::vector<KernelFunctionRef> match(const Query& q) {
+  std::vector<KernelFunctionRef> out;
+  // Inlined copies have no symbol and no BTF: nothing to attach to.
+  if (q.inline_only || q.pattern.empty()) return out;
+  std::vector<std::string> modules;
+  if (!q.has_module) {
+    modules.push_back("");
+  } else if (!has_glob(q.module)) {
+    modules.push_back(q.module);
+  } else {
+    for (const std::string& m : loaded_modules())
+      if (fnmatch(q.module.c_str(), m.c_str(), 0) == 0) modules.push_back(m);
+  }
+  for (const std::string& m : modules)
+    for (std::string& name : module_matches(q, m)) out.push_back({m, std::move(name)});
+  return out;
+}
+
+// stap's words for a point that resolves to nothing.
+void report_no_match(const ast::ProbePoint& point, Diagnostics& diags) {
+  const ast::ProbePointComponent& head = point.components[0];
+  diags.semantic_error(head.loc, "while resolving probe point", "identifier '" + head.functor + "'");
+  diags.semantic_error({}, "no match");
+}
+
+// ---------------------------------------------------------------- provider
+
 class KernelFunctionProvider : public ProbeProvider {
  public:
   KernelFunctionProvider()
@@ -65,6 +270,54 @@ class KernelFunctionProvider : public ProbeProvider {
                                            point.components[1].functor != "tracepoint");
   }
 
+  // The functions the point names here; none when the kernel cannot attach
+  // them and the probe is to run (request.will_run).  -l and -p2 resolve
+  // names only: listing is not attaching.
+  size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request, DerivedProbe& out,
+                 Diagnostics& diags) const override {
+    Query q = read_query(point);
+    if (!q.refusal.empty()) {
+      if (!request.quiet) value_error(point, q.refusal_loc, q.refusal, diags);
+      return 0;
+    }
+    std::vector<KernelFunctionRef> found = match(q);
+    if (found.empty()) {
+      if (!request.quiet) report_no_match(point, diags);
+      return 0;
+    }
+    if (request.will_run && !kernel::kfunc_support().any()) {
+      if (!request.quiet) value_error(point, point.components[0].loc,
+                                      kernel::kfunc_support().missing_message(), diags);
+      return 0;
+    }
+    out.kernel_functions = std::move(found);
+    return out.kernel_functions.size();
+  }
+
+  std::vector<std::string> list_points(const ast::ProbePoint& point) const override {
+    Query q = read_query(point);
+    if (!q.refusal.empty()) return {};
+    std::vector<std::string> out;
+    for (const KernelFunctionRef& f : match(q)) out.push_back(kernel_function_point(point, f));
+    return out;
+  }
+
+  // stap -L: the function's parameters with their C types from BTF, and
+  // for .return first $return (when the function returns a value).
+  std::vector<std::pair<std::string, std::string>> target_var_list(
+      const ast::ProbePoint& point) const override {
+    Query q = read_query(point);
+    if (!q.refusal.empty() || has_glob(q.pattern) || has_glob(q.module)) return {};
+    std::optional<kernel::Function> fn = running_kernel_btf().function(q.pattern, q.module);
+    if (!fn) return {};
+    std::vector<std::pair<std::string, std::string>> vars;
+    if (find(point, "return") && fn->ret.id != 0)
+      vars.emplace_back("return", kernel::KernelBtf::name(fn->ret));
+    for (const kernel::Param& p : fn->params)
+      if (!p.name.empty()) vars.emplace_back(p.name, kernel::KernelBtf::name(p.type));
+    return vars;
+  }
+
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,
                     Diagnostics& diags) const override {
@@ -84,6 +337,26 @@ class KernelFunctionProvider : public ProbeProvider {
 const ProbeProvider& kernel_function_provider() {
   static const KernelFunctionProvider provider;
   return provider;
+}
+
+kernel::KernelBtf& running_kernel_btf() { return facts().btf; }
+const kernel::KernelSymbols& running_kernel_symbols() { return facts().symbols; }
+
+// Without DWARF there is no "@file:line" to add: where stap prints
+// kernel.function("vfs_read@fs/read_write.c:450") this prints
+// kernel.function("vfs_read"), the rest of the point as stap builds it.
+std::string kernel_function_point(const ast::ProbePoint& point, const KernelFunctionRef& f) {
+  ast::ProbePoint concrete;
+  concrete.components = point.components;
+  ast::StringLit name, module;
+  name.value = f.name;
+  module.value = f.module;
+  for (ast::ProbePointComponent& c : concrete.components) {
+    if (!dynamic_cast<const ast::StringLit*>(c.arg)) continue;
+    if (c.functor == "function") c.arg = &name;
+    else if (c.functor == "module") c.arg = &module;
+  }
+  return concrete.to_string();
 }
 
 }  // namespace stap

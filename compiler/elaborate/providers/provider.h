@@ -29,6 +29,19 @@
 
 namespace stap {
 
+struct DerivedProbe;       // elaborate/program.h
+struct KernelFunctionRef;  // elaborate/program.h
+namespace kernel {
+class KernelBtf;
+class KernelSymbols;
+}  // namespace kernel
+
+// How alias expansion asks a provider to resolve a point (resolve()).
+struct ResolveRequest {
+  bool quiet = false;     // an optional point ('?', '!'): failures are silent
+  bool will_run = false;  // Program::will_run: the probe must be attachable here
+};
+
 // The literal a pattern component takes, if any.
 enum class ArgKind : uint8_t { none, number, string };
 
@@ -91,6 +104,14 @@ class ProbeProvider {
   // to its next alternative; a required one is reported by its provider
   // when resolved.  The default is yes (unknown until resolution).
   virtual bool may_match(const ast::ProbePoint& point) const;
+  // Pass 2's resolution of a concrete point of a family resolved later:
+  // how many things it matched on this system, keeping what lowering needs
+  // in `out` (kernel functions).  0 drops the point, so a '!' list moves on;
+  // unless request.quiet, the provider has reported why.  The default
+  // leaves resolution to lowering: 1, or 0 for an optional point that
+  // may_match() says matches nothing.
+  virtual size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request,
+                         DerivedProbe& out, Diagnostics& diags) const;
   // What `stap -l` lists for a point of this family: the point itself by
   // default; a family resolved later lists what the pattern matches on
   // this system (kernel.trace("sched:*") -> each sched event).
@@ -136,6 +157,17 @@ const ProbeProvider& tracepoint_provider();
 const ProbeProvider& kernel_function_provider();
 const ProbeProvider& process_provider();
 const ProbeProvider& perf_provider();
+
+// The running kernel's BTF and symbols, read on first use, once per
+// process (kernel_function.cpp): pass 2 resolves kernel.function points
+// with them and lowering reads the functions' parameters from the same BTF.
+kernel::KernelBtf& running_kernel_btf();
+const kernel::KernelSymbols& running_kernel_symbols();
+// The concrete point a kernel.function / kprobe point stands for at one
+// function it resolved to: its pattern and module replaced by the names,
+// the suffixes kept ("kernel.function(\"vfs_read\").return").  What -l
+// lists and pp() returns.
+std::string kernel_function_point(const ast::ProbePoint& point, const KernelFunctionRef& f);
 
 // The registration table (registry.cpp).
 const std::vector<const ProbeProvider*>& all_providers();

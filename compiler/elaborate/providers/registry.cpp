@@ -127,6 +127,11 @@ bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return fals
 
 bool ProbeProvider::may_match(const ast::ProbePoint&) const { return true; }
 
+size_t ProbeProvider::resolve(const ast::ProbePoint& point, const ResolveRequest& request,
+                              DerivedProbe&, Diagnostics&) const {
+  return request.quiet && !may_match(point) ? 0 : 1;
+}
+
 std::vector<std::string> ProbeProvider::list_points(const ast::ProbePoint& point) const {
   return {point.to_string()};
 }
