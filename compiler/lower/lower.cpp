@@ -144,6 +144,13 @@ void Lowerer::lower_globals() {
   }
 }
 
+int Lowerer::hidden_global(ir::Global g) {
+  // After the script's globals, whose indexes the bodies already use; no
+  // AST declaration, so the end-of-run display never shows it.
+  out_.globals.push_back(std::move(g));
+  return static_cast<int>(out_.globals.size() - 1);
+}
+
 void Lowerer::collect_histograms() {
   HistogramCollector collector(*this);
   for (const DerivedProbe& dp : program_.probes) {
@@ -221,6 +228,7 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
   }
   probe.body = body;
   body_ = nullptr;
+  finish_entry_values(probe);  // a kfunc .return body's entry probe
   out_.probes.push_back(std::move(probe));
 }
 

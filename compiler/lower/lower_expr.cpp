@@ -38,8 +38,8 @@ class ExprLowerer : public ast::Visitor {
   void visit(ast::StringLit& n) override { result = l_.str(n.value); }
   void visit(ast::Symbol& n) override;
   void visit(ast::TargetSymbol& n) override { result = l_.target(n); }
-  void visit(ast::CastExpr& n) override { unsupported(n, "@cast"); }
-  void visit(ast::AtVar& n) override { unsupported(n, "@var"); }
+  void visit(ast::CastExpr& n) override { result = l_.cast_expr(n); }
+  void visit(ast::AtVar& n) override { result = l_.at_var(n); }
   void visit(ast::AtOp& n) override;
   void visit(ast::StatExpr& n) override;
   void visit(ast::HistExpr& n) override;
@@ -98,7 +98,7 @@ void ExprLowerer::visit(ast::AtOp& n) {
   // @defined / @choose_defined on a target variable of this probe: pass 2
   // answered them only where there are no target variables.
   if (n.op == "defined" && n.operands.size() == 1) {
-    std::optional<bool> known = l_.target_defined(n.operands[0]);
+    std::optional<bool> known = l_.target_exists(n.operands[0]);
     if (known) {
       result = l_.num(*known ? 1 : 0);
       return;
@@ -111,6 +111,7 @@ void ExprLowerer::visit(ast::AtOp& n) {
       return;
     }
   }
+  if (n.op == "entry" && (result = l_.at_entry(n))) return;
   unsupported(n, "@" + n.op);
 }
 

@@ -39,7 +39,7 @@ std::string describe_field(const tracefs::Field& f) {
 }  // namespace
 
 std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
-  if (!body_ || !body_->event) return std::nullopt;
+  if (!body_) return std::nullopt;
   if (auto* u = dynamic_cast<const ast::UnaryExpr*>(e); u && u->op == ast::UnaryOp::logical_not) {
     std::optional<bool> inner = target_defined(u->operand);
     if (inner) return !*inner;
@@ -51,6 +51,9 @@ std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
 }
 
 std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
+  // Kernel functions' variables and @cast: lower_kfunc_target.cpp.
+  if (auto* c = dynamic_cast<const ast::CastExpr*>(e); c && body_) return cast_exists(*c);
+  if (kfunc_body()) return kfunc_exists(e);
   auto* t = dynamic_cast<const ast::TargetSymbol*>(e);
   if (!body_ || !body_->event || !t) return std::nullopt;
   if (t->name.starts_with("$$"))
@@ -62,6 +65,7 @@ std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
 }
 
 ir::Node* Lowerer::target(ast::TargetSymbol& n, bool any_type) {
+  if (kfunc_body()) return kfunc_target(n, any_type);  // lower_kfunc_target.cpp
   const tracefs::Format* event = body_->event;
   std::string token = describe_expr(n);
   if (!event) {

@@ -10,9 +10,13 @@
 //   lower_target.cpp  tracepoint target variables -> record reads
 //   lower_probe.cpp   probe points -> ir::Probe specs (timers, tracefs)
 //   lower_kfunc.cpp   kernel function points -> kfunc probes
+//   lower_kfunc_target.cpp  kernel functions' target variables, @cast, @var
+//   lower_kfunc_pretty.cpp  $$parms, $$return, $var$ (pretty printing)
+//   lower_kfunc_entry.cpp   @entry and entry values of .return probes
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -61,6 +65,22 @@ struct BodyState {
   const ir::Probe* kfunc_probe = nullptr;
   const ast::ProbePoint* kfunc_point = nullptr;
   bool in_function = false;
+};
+
+struct Place;     // kfunc_target.h
+class TypePath;
+
+// The entry probe a kernel-function .return body's entry values need
+// (lower_kfunc_entry.cpp).
+struct EntryValues {
+  struct Save {
+    int global;  // the hidden array, keyed by tid()
+    int slot;    // the return body's local it is moved into
+    ir::Node* value;
+  };
+  ir::Probe probe;
+  BodyState state;
+  std::vector<Save> saves;
 };
 
 class Lowerer {
@@ -136,6 +156,29 @@ class Lowerer {
   ir::Node* syscall_read(ir::Node* read, const tracefs::Field& f, const tracefs::Format& owner,
                          const ast::TargetSymbol& n);
 
+  // ---- kernel functions' target variables, @cast, @var, @entry
+  // (lower_kfunc_target.cpp, lower_kfunc_pretty.cpp, lower_kfunc_entry.cpp)
+  bool kfunc_body() const;
+  ir::Node* kfunc_target(ast::TargetSymbol& n, bool any_type);
+  std::optional<bool> kfunc_exists(const ast::Expr* e);
+  bool kfunc_base(const ast::TargetSymbol& n, Place& p, bool quiet);
+  ir::Node* kfunc_all_vars(ast::TargetSymbol& n);
+  ir::Node* checked_long(ir::Node* v, const ast::Expr& n, bool any_type);
+  ir::Node* cast_expr(ast::CastExpr& n);
+  std::optional<bool> cast_exists(const ast::CastExpr& n);
+  std::optional<kernel::Type> cast_type(const ast::CastExpr& n, bool quiet);
+  kernel::KernelBtf* cast_btf(SourceLoc loc, const std::string& token, bool quiet);
+  ir::Node* at_var(ast::AtVar& n);
+  // @entry(e) in a kfunc .return body; null elsewhere.
+  ir::Node* at_entry(ast::AtOp& n);
+  ir::Node* entry_value(ast::Expr& e, bool any_type);
+  void finish_entry_values(ir::Probe& probe);
+  ir::Node* pretty_place(TypePath& path, const Place& p, bool full);
+  int quoted_string_function();
+  int quoted_char_function();
+  // A global of the lowering's own (not the script's): entry values.
+  int hidden_global(ir::Global g);
+
   // ---- probe points (lower_probe.cpp)
   void lower_probe(const DerivedProbe& dp);
 
@@ -173,6 +216,12 @@ class Lowerer {
   std::string tracefs_error_;
   std::vector<tracefs::Event> events_;
   std::map<std::pair<std::string, std::string>, tracefs::Format> formats_;
+  // Kernel functions' target variables.
+  std::unique_ptr<kernel::KernelBtf> cast_btf_;  // @cast's types, loaded on first use
+  std::string cast_btf_error_;
+  std::optional<EntryValues> entry_;  // of the .return body being lowered
+  int quoted_string_fn_ = -1;
+  int quoted_char_fn_ = -1;
 };
 
 }  // namespace stap::lower
