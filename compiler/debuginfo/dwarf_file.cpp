@@ -112,19 +112,32 @@ Dwarf_Die declaration_of(Dwarf_Die die) {
 bool function_range(Dwarf_Die* die, DwarfFunction& fn) {
   Dwarf_Addr entry = 0, base = 0, start = 0, end = 0;
   bool have_entry = dwarf_entrypc(die, &entry) == 0;
-  bool first = true;
+  bool first = true, contained = false;
+  uint64_t lowest = UINT64_MAX, highest = 0;
   for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
     // Without DW_AT_entry_pc/low_pc, the first range listed is the hot
     // entry part (GCC lists a .cold split part after it).
     if (!have_entry && first) entry = start;
     first = false;
-    if (entry >= start && entry < end) {
+    lowest = std::min<uint64_t>(lowest, start);
+    highest = std::max<uint64_t>(highest, end);
+    if (!contained && entry >= start && entry < end) {
       fn.low_pc = start;
       fn.high_pc = end;
+      contained = true;
     }
   }
+  // An inlined copy's entry pc can sit in an empty range (GCC's location
+  // views): the copy spans all its ranges then.
+  if (!contained) {
+    fn.low_pc = lowest;
+    fn.high_pc = highest;
+  }
   fn.entry_pc = entry;
-  return !first && fn.high_pc > fn.low_pc;
+  // A copy inlined into nothing but an entry pc (code folded away) is
+  // still a point stap lists and probes.
+  if (fn.high_pc <= fn.low_pc) fn.low_pc = fn.high_pc = entry;
+  return have_entry || fn.high_pc > fn.low_pc;
 }
 
 std::string string_attr(Dwarf_Die* die, int name) {

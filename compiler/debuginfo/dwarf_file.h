@@ -64,6 +64,9 @@ class DwarfFile {
   // The file the DWARF was read from (the binary or its .debug file).
   const std::string& debug_path() const { return debug_path_; }
   Dwarf* dwarf() const { return dwarf_; }
+  // The separate debuginfo file's ELF (nullptr when the DWARF is the
+  // binary's own): for ElfFile::add_debug_symbols.
+  Elf* debug_elf() const { return debug_elf_; }
 
   // Every function with code, sorted by (qualified, entry_pc).
   const std::vector<DwarfFunction>& functions() const { return functions_; }

@@ -170,7 +170,7 @@ void ElfFile::read_symbols(Elf* elf, ElfSymbol::Source table_kind) {
     if (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) continue;
     ElfSymbol::Source source = table_kind;
     if (shdr.sh_type == SHT_DYNSYM) {
-      if (table_kind == ElfSymbol::minidebug) continue;
+      if (table_kind != ElfSymbol::symtab) continue;
       source = ElfSymbol::dynsym;
     }
     Elf_Data* data = elf_getdata(scn, nullptr);
@@ -221,9 +221,15 @@ void ElfFile::read_minidebug() {
   }
 }
 
+void ElfFile::add_debug_symbols(Elf* debug_elf) {
+  if (!debug_elf || debug_elf == elf_) return;
+  read_symbols(debug_elf, ElfSymbol::debugfile);
+  finish_symbols();
+}
+
 void ElfFile::finish_symbols() {
-  // Prefer .symtab over MiniDebugInfo over .dynsym for the same
-  // (name, address): the enum order.
+  // Prefer .symtab over the debug file's over MiniDebugInfo over .dynsym
+  // for the same (name, address): the enum order.
   std::sort(functions_.begin(), functions_.end(), [](const ElfSymbol& a, const ElfSymbol& b) {
     if (a.address != b.address) return a.address < b.address;
     if (a.name != b.name) return a.name < b.name;

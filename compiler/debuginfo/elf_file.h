@@ -28,7 +28,7 @@ struct ElfSymbol {
   bool weak = false;
   bool global = false;    // STB_GLOBAL or STB_WEAK (visible to other objects)
   bool ifunc = false;     // STT_GNU_IFUNC: the address is the resolver's
-  enum Source : uint8_t { symtab, dynsym, minidebug } source = symtab;
+  enum Source : uint8_t { symtab, debugfile, minidebug, dynsym } source = symtab;
 };
 
 struct LoadSegment {
@@ -73,6 +73,11 @@ class ElfFile {
   // then name.  Aliases (malloc and __libc_malloc) are separate entries
   // with the same address.
   const std::vector<ElfSymbol>& functions() const { return functions_; }
+  // Adds the function symbols of a separate debuginfo file's .symtab
+  // (Debian's -dbg/-dbgsym files keep the full one: glibc's __GI_ aliases,
+  // .cold parts), as stap reads them.  Not done by open(): the debuginfo
+  // is found later (DwarfFile::debug_elf()).
+  void add_debug_symbols(Elf* debug_elf);
   // Why MiniDebugInfo was not read ("" when it was read or absent).
   const std::string& minidebug_note() const { return minidebug_note_; }
 

@@ -63,7 +63,10 @@ std::vector<std::string> vars_of(const DwarfFile& dwarf, const DwarfFunction& fn
     Type ret = dwarf.return_type(fn);
     if (!ret.is_void) out.push_back("$return:" + type_name(ret));
   }
-  for (const auto& v : dwarf.variables_at(fn, pc)) out.push_back("$" + v.name + ":" + type_name(v.type));
+  // stap 4.8 lists only the parameters of an inlined copy (checked on
+  // glibc's and the test programs' inlines).
+  for (const auto& v : dwarf.variables_at(fn, pc))
+    if (v.is_parameter || !fn.inlined) out.push_back("$" + v.name + ":" + type_name(v.type));
   return out;
 }
 
@@ -89,10 +92,12 @@ struct Target {
 
 void list_functions(const ProcessPattern& p, Target& t, bool with_vars,
                     Listed& out) {
+  std::set<std::pair<uint64_t, const DwarfFunction*>> added;
   std::set<uint64_t> covered;  // entry pcs listed through DWARF
   bool is_return = p.suffix == ".return";
   auto add = [&](const DwarfFunction& fn) {
-    if (!covered.insert(fn.entry_pc).second) return;
+    if (!added.insert({fn.entry_pc, &fn}).second) return;
+    covered.insert(fn.entry_pc);
     // Assembly functions have no declaration: the line table says where.
     std::string file = fn.decl_file;
     int line = fn.decl_line;
@@ -110,17 +115,19 @@ void list_functions(const ProcessPattern& p, Target& t, bool with_vars,
     for (const auto* fn : t.dwarf->match_inlined(p.spec)) add(*fn);
   if (p.spec.find('@') != std::string::npos) return;
   // Symbols: an alias of a DWARF function (malloc for __libc_malloc)
-  // lists that function; a symbol without DWARF lists itself.
+  // lists that function; a symbol where no DWARF function starts (a .cold
+  // part, assembly, no debuginfo at all) is the point itself.
+  std::map<uint64_t, const DwarfFunction*> starts;
+  if (t.dwarf)
+    for (const auto& fn : t.dwarf->functions()) starts.emplace(fn.entry_pc, &fn);
   for (const auto* sym : match_symbols(*t.elf, p.spec)) {
-    const DwarfFunction* fn = t.dwarf ? t.dwarf->function_at(sym->address) : nullptr;
-    if (fn && fn->entry_pc == sym->address) {
-      add(*fn);
-    } else if ((!fn || fn->entry_pc != sym->address) && !covered.count(sym->address) &&
-               !sym->ifunc) {
-      // No DWARF function starts here (a .cold part, assembly, or no
-      // debuginfo at all): the symbol is the point.
+    // An IFUNC symbol's address is its resolver's, not the function's
+    // (stap reads STT_FUNC only).
+    if (sym->ifunc) continue;
+    auto fn = starts.find(sym->address);
+    if (fn != starts.end()) add(*fn->second);
+    else if (!covered.count(sym->address))
       out[t.prefix + quoted("function", sym->name) + p.suffix].emplace_back();
-    }
   }
 }
 
@@ -200,6 +207,7 @@ std::vector<std::string> list_process_points(const ProcessPattern& p, bool with_
   if (!t.elf) return {};
   std::string no_dwarf;
   if (p.kind == "function" || p.kind == "statement") t.dwarf = DwarfFile::open(*t.elf, no_dwarf);
+  if (t.dwarf) t.elf->add_debug_symbols(t.dwarf->debug_elf());
   Listed listed;
   if (p.kind == "function") list_functions(p, t, with_vars, listed);
   if (p.kind == "statement") list_statements(p, t, with_vars, listed);
