@@ -18,5 +18,6 @@ cases=(
   exit_tracepoint concurrent_increment printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
+  kfunc_target_vars kfunc_return_vars kfunc_pretty
 )
 cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
