@@ -125,6 +125,7 @@ RunOptions run_options(const Options& o, const std::string& module_name) {
   r.suppress_warnings = o.suppress_warnings;
   r.buffer_mb = o.buffer_mb;
   r.suppress_handler_errors = o.suppress_handler_errors;
+  r.folded_file = o.folded_file;
   return r;
 }
 
