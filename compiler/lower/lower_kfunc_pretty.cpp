@@ -255,18 +255,22 @@ int Lowerer::quoted_char_function() {
     return n;
   };
   ir::Node* body = make(ir::Op::block);
-  ir::Node* printable =
-      op(ir::Op::log_and, op(ir::Op::log_and, op(ir::Op::ge, c(), num(32)), op(ir::Op::le, c(), num(126))),
-         op(ir::Op::log_and, op(ir::Op::ne, c(), num('\'')), op(ir::Op::ne, c(), num('\\'))));
-  body->kids.push_back(when(printable, text("'%c'", {c()})));
+  ir::Node* in_range =
+      op(ir::Op::log_and, op(ir::Op::ge, c(), num(32)), op(ir::Op::le, c(), num(126)));
+  ir::Node* plain =
+      op(ir::Op::log_and, op(ir::Op::ne, c(), num('\'')), op(ir::Op::ne, c(), num('\\')));
+  body->kids.push_back(when(op(ir::Op::log_and, in_range, plain), text("'%c'", {c()})));
   const std::pair<int, const char*> escapes[] = {{'\a', "a"}, {'\b', "b"},  {'\f', "f"},
                                                  {'\n', "n"}, {'\r', "r"},  {'\t', "t"},
                                                  {'\v', "v"}, {'\'', "'"}, {'\\', "\\"}};
-  for (auto [value, letter] : escapes)
-    body->kids.push_back(when(op(ir::Op::eq, c(), num(value)), str(std::string("'\\") + letter + "'")));
-  body->kids.push_back(ret(*this, text("'\\%d%d%d'", {op(ir::Op::shr, c(), num(6)),
-                                                      op(ir::Op::bit_and, op(ir::Op::shr, c(), num(3)), num(7)),
-                                                      op(ir::Op::bit_and, c(), num(7))})));
+  for (auto [value, letter] : escapes) {
+    ir::Node* quoted = str(std::string("'\\") + letter + "'");
+    body->kids.push_back(when(op(ir::Op::eq, c(), num(value)), quoted));
+  }
+  ir::Node* high = op(ir::Op::shr, c(), num(6));
+  ir::Node* middle = op(ir::Op::bit_and, op(ir::Op::shr, c(), num(3)), num(7));
+  ir::Node* low = op(ir::Op::bit_and, c(), num(7));
+  body->kids.push_back(ret(*this, text("'\\%d%d%d'", {high, middle, low})));
   quoted_char_fn_ = add_function(*this, "__quoted_char", body);
   return quoted_char_fn_;
 }

@@ -109,7 +109,8 @@ TypePath::TypePath(Lowerer& l, SourceLoc loc, std::string token, bool quiet)
     : l_(l), loc_(loc), token_(std::move(token)), quiet_(quiet) {}
 
 void TypePath::fail(SourceLoc loc, const std::string& message, const std::string& token) {
-  if (!failed_ && !quiet_) l_.error(loc.valid() ? loc : loc_, message, token.empty() ? token_ : token);
+  if (!failed_ && !quiet_)
+    l_.error(loc.valid() ? loc : loc_, message, token.empty() ? token_ : token);
   failed_ = true;
 }
 

@@ -2,7 +2,7 @@
 # members read through a pointer field agree with the event's own fields
 # (timer_list's expires/function, an sk_buff's length, queue, the 2-bit
 # ip_summed bitfield, its device's name char array through kernel_string),
-# & is the member's address, and $$ pretty-prints the whole struct.
+# & is the member's address, and $ / $$ pretty-print.
 # The traffic: one TCP connection over loopback.
 traffic='import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
@@ -28,6 +28,9 @@ probe kernel.trace("net:net_dev_start_xmit") {
          @cast(skb, "sk_buff")->queue_mapping == $queue_mapping,
          @cast(skb, "sk_buff")->ip_summed == $ip_summed,
          kernel_string(@cast(skb, "sk_buff")->dev->name) == $name)
+  # Pretty-printed: a char quoted as by %#c, a char array as a quoted string.
+  printf("chars %s %s\n", @cast(@cast(skb, "sk_buff")->dev->name, "char")$,
+         @cast(skb, "sk_buff")->dev->name$)
 }' -c "python3 -c '$traffic'" 2>"$CASE_TMP/err"
 echo "status $?"
 cat "$CASE_TMP/err" >&2
