@@ -19,6 +19,6 @@ cases=(
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
   kfunc_target_vars kfunc_return_vars kfunc_pretty
-  tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc
+  tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
 )
 cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
