@@ -81,7 +81,7 @@ bpftrace_run() {
   t0=$(now_ms)
   BPFTRACE_MAX_PROBES=100000 bpftrace -e "$probe { @n = count(); }" -c /bin/true >"$out" 2>&1 || { echo "- -"; return; }
   t1=$(now_ms)
-  echo "$((t1 - t0)) $(sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p' "$out" | head -1)"
+  echo "$((t1 - t0)) $(sed -n 's/^Attaching \([0-9]*\) probe.*/\1/p' "$out" | head -1)"
 }
 
 column_median() { awk -v c="$1" '{print $c}' "$2" | grep -v '^-$' | median; }
