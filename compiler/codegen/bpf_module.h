@@ -33,6 +33,7 @@ enum Helper : int {
   kGetCurrentPidTgid = 14,
   kGetCurrentUidGid = 15,
   kGetCurrentComm = 16,
+  kGetCurrentTask = 35,
   kProbeReadUser = 112,
   kJiffies64 = 118,
   kProbeReadKernel = 113,

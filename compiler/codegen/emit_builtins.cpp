@@ -26,6 +26,7 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   if (name == "gid") return b_.CreateLShr(uid_gid(), 32);
   if (name == "euid") return runtime_call("stp_euid", m_.i64, {});
   if (name == "egid") return runtime_call("stp_egid", m_.i64, {});
+  if (name == "task_current") return helper(kGetCurrentTask, m_.i64, {});
   if (name == "cpu") return b_.CreateZExt(helper(kGetSmpProcessorId, m_.i32, {}), m_.i64);
   if (name == "target")
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, target_pid)));
