@@ -346,10 +346,10 @@ TEST_CASE("lower: probe kinds, sequences and timer periods", "[lower]") {
 }
 
 TEST_CASE("lower: unsupported probe families are located errors", "[lower]") {
-  Lowered l = lower("probe perf.sw.cpu_clock { exit() }");
+  Lowered l = lower("probe process(\"/bin/true\").function(\"main\") { exit() }");
   CHECK(!l.ok);
-  CHECK(contains(l.messages, "semantic error: probe point kind 'perf.type.config' is not "
-                             "supported yet by this engine: identifier 'perf' at"));
+  CHECK(contains(l.messages, "semantic error: probe point kind 'process.function' is not "
+                             "supported yet by this engine: identifier 'process' at"));
 }
 
 // ---------------------------------------------------------------- kernel.trace

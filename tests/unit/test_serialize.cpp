@@ -167,7 +167,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   }
   SECTION("an opcode past the last") {
     Module m = sample();
-    m.probes[0].body->kids[1]->op = static_cast<Op>(static_cast<int>(Op::sys_ret) + 1);
+    m.probes[0].body->kids[1]->op = static_cast<Op>(static_cast<int>(kLastOp) + 1);
     CHECK(read_error(serialize(m)) == "bad module: bad opcode");
   }
   SECTION("a wrong operand count") {
