@@ -20,5 +20,6 @@ cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
   kfunc_target_vars kfunc_return_vars kfunc_pretty
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
+  tapset_sched_kfunc task_current_kernel
 )
 cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
