@@ -107,6 +107,16 @@ std::vector<std::string> listed_point_vars(const ProbeProvider& provider,
   return target_var_signatures(provider, concrete);
 }
 
+// What a point of a family resolved later stands for here: the kernel
+// functions pass 2 resolved it to, else what its provider lists.
+std::vector<std::string> resolved_points(const DerivedProbe& p) {
+  if (p.kernel_functions.empty()) return p.provider->list_points(*p.point);
+  std::vector<std::string> out;
+  for (const KernelFunctionRef& f : p.kernel_functions)
+    out.push_back(kernel_function_point(*p.point, f));
+  return out;
+}
+
 // The probes that come from the listed pattern (not from -E scripts or
 // tapset files), under their listed names.
 Listing collect(const Program& program, bool with_vars) {
@@ -119,7 +129,7 @@ Listing collect(const Program& program, bool with_vars) {
     if (with_vars) probe.locals = local_signatures(*p.decl);
     // A family resolved later lists what it matches here (each tracepoint).
     if (p.provider && p.provider->resolved_later() && p.decl->via_aliases.empty()) {
-      for (const std::string& name : p.provider->list_points(*p.point)) {
+      for (const std::string& name : resolved_points(p)) {
         if (with_vars) probe.target_vars = listed_point_vars(*p.provider, *p.point, name);
         listing[name].push_back(probe);
       }

@@ -18,7 +18,7 @@ cases=(
   exit_tracepoint concurrent_increment printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
-  kfunc_target_vars kfunc_return_vars kfunc_pretty
+  kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel
 )
