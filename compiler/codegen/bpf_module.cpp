@@ -229,6 +229,12 @@ AllocaInst* BpfModule::entry_alloca(Type* ty, const Twine& name) {
   return tmp.CreateAlloca(ty, nullptr, name);
 }
 
+AllocaInst* BpfModule::shared_alloca(Type* ty, const std::string& name) {
+  AllocaInst*& slot = shared_allocas_[{cur_fn_, name}];
+  if (!slot) slot = entry_alloca(ty, name);
+  return slot;
+}
+
 // As clang emits them: a call through inttoptr(helper id).
 Value* BpfModule::call_helper(int id, Type* ret, ArrayRef<Value*> args) {
   std::vector<Type*> params;

@@ -17,6 +17,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,10 @@ class BpfModule {
 
   llvm::Value* call_helper(int id, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
   llvm::AllocaInst* entry_alloca(llvm::Type* ty, const llvm::Twine& name);
+  // One entry alloca per function and name, for buffers whose value is
+  // loaded right after it is written (a kernel read's 8 bytes): a body with
+  // many reads then takes 8 bytes of the 512-byte stack, not 8 per read.
+  llvm::AllocaInst* shared_alloca(llvm::Type* ty, const std::string& name);
 
   // Links the embedded bpf_runtime bitcode (only what is used), makes the
   // linked functions local, finalises debug info and verifies.
@@ -132,6 +137,7 @@ class BpfModule {
   llvm::DICompileUnit* cu_;
   llvm::IRBuilder<> b_;
   llvm::Function* cur_fn_ = nullptr;
+  std::map<std::pair<llvm::Function*, std::string>, llvm::AllocaInst*> shared_allocas_;
   llvm::DISubprogram* cur_sp_ = nullptr;
   llvm::DISubroutineType* prog_type_;
   llvm::DIBasicType *di_int_, *di_char_;

@@ -213,7 +213,7 @@ Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Va
 void ProgramEmitter::raise_fault(uint32_t loc, const std::string& what, Value* addr) {
   std::string fmt = what + " copy fault at 0x%llx [man error::fault]";
   Value* msg = string_temp();
-  AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+  AllocaInst* data = m_.shared_alloca(m_.i64, "fault_addr");
   b_.CreateStore(addr, data);
   helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
   raise(loc, msg);
@@ -222,7 +222,7 @@ void ProgramEmitter::raise_fault(uint32_t loc, const std::string& what, Value* a
 // kernel_<what>: a fault is an error; user_<what>: 0, as stap's tapset.
 Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, unsigned size,
                                    const char* what) {
-  AllocaInst* tmp = m_.entry_alloca(m_.i64, "read");
+  AllocaInst* tmp = m_.shared_alloca(m_.i64, "read");
   b_.CreateStore(i64c(0), tmp);
   Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
                     {tmp, i64c(size), b_.CreateIntToPtr(addr, m_.ptr)});
@@ -441,7 +441,8 @@ Value* ProgramEmitter::sprintf_value(const ir::Node* n) {
   Value* out = string_temp();
   Value* data = ConstantPointerNull::get(PointerType::get(m_.module().getContext(), 0));
   if (!values.empty()) {
-    data = m_.entry_alloca(ArrayType::get(m_.i64, values.size()), "sprintf_args");
+    data = m_.shared_alloca(ArrayType::get(m_.i64, values.size()),
+                             "sprintf_args" + std::to_string(values.size()));
     for (size_t i = 0; i < values.size(); ++i) {
       Value* v = values[i]->getType()->isPointerTy() ? b_.CreatePtrToInt(values[i], m_.i64) : values[i];
       b_.CreateStore(v, byte_ptr(data, int64_t(8 * i)));

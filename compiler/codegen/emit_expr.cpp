@@ -263,7 +263,7 @@ Value* ProgramEmitter::tp_read(const ir::Node* n) {
     if (n->a % size == 0) {
       v = b_.CreateLoad(ty, byte_ptr(ctx_, n->a));  // direct context access
     } else {
-      AllocaInst* tmp = m_.entry_alloca(m_.i64, "field");
+      AllocaInst* tmp = m_.shared_alloca(m_.i64, "field");
       b_.CreateStore(i64c(0), tmp);
       helper(kProbeReadKernel, m_.i64, {tmp, i64c(size), byte_ptr(ctx_, n->a)});
       v = b_.CreateLoad(ty, tmp);

@@ -167,7 +167,7 @@ Value* ProgramEmitter::set_elem(const ir::Node* n, const ir::Global& g, Value* m
   Value* v = expr(n->kids.at(g.keys.size()));
   Value* src = v;  // a string value already has MAXSTRINGLEN bytes behind it
   if (g.type != ir::Type::string) {
-    src = m_.entry_alloca(m_.i64, "value");
+    src = m_.shared_alloca(m_.i64, "value");
     b_.CreateStore(v, src);
   }
   Value* r = helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)});
@@ -282,7 +282,7 @@ Value* ProgramEmitter::add_elem(const ir::Node* n, const ir::Global& g, Value* m
   b_.CreateBr(done);
 
   b_.SetInsertPoint(insert);
-  AllocaInst* val = m_.entry_alloca(m_.i64, "delta");
+  AllocaInst* val = m_.shared_alloca(m_.i64, "delta");
   b_.CreateStore(d, val);
   Value* r = helper(kMapUpdateElem, m_.i64, {map, key, val, i64c(kNoExist)});
   BasicBlock* inserted = b_.GetInsertBlock();

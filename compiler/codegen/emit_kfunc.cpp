@@ -76,7 +76,7 @@ Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
 
 // Slot i of the trampoline's context, as a number (see the top).
 Value* ProgramEmitter::trampoline_slot(int64_t i) {
-  AllocaInst* tmp = m_.entry_alloca(m_.i64, "fn_slot");
+  AllocaInst* tmp = m_.shared_alloca(m_.i64, "fn_slot");
   b_.CreateStore(i64c(0), tmp);
   helper(kProbeReadKernel, m_.i64, {tmp, i64c(8), byte_ptr(ctx_, 8 * i)});
   return b_.CreateLoad(m_.i64, tmp);
@@ -97,7 +97,7 @@ Value* ProgramEmitter::kernel_read(const ir::Node* n) {
   Value* addr = expr(n->kids.at(0));
   if (n->b != 1 && n->b != 2 && n->b != 4 && n->b != 8)
     unsupported(n, "a kernel read of " + std::to_string(n->b) + " bytes");
-  AllocaInst* tmp = m_.entry_alloca(m_.i64, "kread");
+  AllocaInst* tmp = m_.shared_alloca(m_.i64, "kread");
   b_.CreateStore(i64c(0), tmp);
   Value* r = helper(kProbeReadKernel, m_.i64, {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
   BasicBlock* fault = block("kread_fault");
@@ -105,7 +105,7 @@ Value* ProgramEmitter::kernel_read(const ir::Node* n) {
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
   b_.SetInsertPoint(fault);
   Value* msg = string_temp();
-  AllocaInst* data = m_.entry_alloca(m_.i64, "fault_addr");
+  AllocaInst* data = m_.shared_alloca(m_.i64, "fault_addr");
   b_.CreateStore(addr, data);
   const char* fmt = "read fault [man error::fault] at 0x%llx";
   helper(kSnprintf, m_.i64,
