@@ -29,6 +29,9 @@ TEST_CASE("kernel builtins: each listed one compiles and loads", "[codegen]") {
     for (const Builtin& b : all_builtins()) {
       if (b.name != name || b.shape != ArgShape::fixed) continue;
       if (name == "exit" || name == "error") continue;  // IR operations, not calls
+      // A stack builtin is an array key or printed in kernel context, not a
+      // value (the live case profile_stacks covers it).
+      if (name == "probefunc") continue;
       Builder s;
       std::vector<Node*> args;
       for (const BuiltinParam& p : b.params)
@@ -49,7 +52,7 @@ TEST_CASE("kernel builtins: each listed one compiles and loads", "[codegen]") {
       ++checked;
     }
   }
-  CHECK(checked >= ir::kernel_builtins().size() - 2);
+  CHECK(checked >= ir::kernel_builtins().size() - 3);
 }
 
 // The same with run-time arguments (a tracepoint field, which LLVM cannot
@@ -60,7 +63,7 @@ TEST_CASE("kernel builtins: run-time arguments and odd MAXSTRINGLEN", "[codegen]
     for (std::string_view name : ir::kernel_builtins()) {
       for (const Builtin& b : all_builtins()) {
         if (b.name != name || b.shape != ArgShape::fixed) continue;
-        if (name == "exit" || name == "error") continue;
+        if (name == "exit" || name == "error" || name == "probefunc") continue;
         Builder s;
         s.m.limits.maxstringlen = maxlen;
         std::vector<Node*> args;
