@@ -86,9 +86,9 @@ TEST_CASE("@entry only in function .return probes") {
         "                                           ^\n\n");
   CHECK(first_error("function f() { return @entry(1) } probe begin { println(f()) }") ==
         "while processing function f:  at <unknown location>");
-  CHECK(first_error("probe kernel.function(\"f\") { println(@entry($x)) }").starts_with(
-      "while processing probe kernel.function(\"f\")"));
-  CHECK(passes("probe kernel.function(\"f\").return { println(@entry($x)) }"));
+  CHECK(first_error("probe kernel.function(\"vfs_read\") { println(@entry($x)) }").starts_with(
+      "while processing probe kernel.function(\"vfs_read\")"));
+  CHECK(passes("probe kernel.function(\"vfs_read\").return { println(@entry($x)) }"));
   // Probes sharing the text are told once; an alias names what it matched.
   ElaborateFixture shared(true);
   CHECK_FALSE(shared.run("probe begin, end { println(@entry(1)) }"));
@@ -121,11 +121,11 @@ TEST_CASE("wrapping is for arrays") {
 }
 
 TEST_CASE("writing a target variable needs guru mode") {
-  CHECK(first_error("probe kernel.function(\"f\") { $count = 0 }") ==
-        "write to target variable not permitted; need stap -g: identifier '$count' at <input>:1:30");
-  CHECK(first_error("probe kernel.function(\"f\") { $count++ }").starts_with(
+  CHECK(first_error("probe kernel.function(\"vfs_read\") { $count = 0 }") ==
+        "write to target variable not permitted; need stap -g: identifier '$count' at <input>:1:37");
+  CHECK(first_error("probe kernel.function(\"vfs_read\") { $count++ }").starts_with(
       "write to target variable not permitted"));
-  CHECK(passes("probe kernel.function(\"f\") { $count = 0 }", /*guru=*/true));
+  CHECK(passes("probe kernel.function(\"vfs_read\") { $count = 0 }", /*guru=*/true));
   // Where there are no target variables, that is the error instead.
   CHECK(first_error("probe begin { $count = 0 }") ==
         "unresolved target-symbol expression: identifier '$count' at <input>:1:15");

@@ -127,7 +127,7 @@ TEST_CASE("what stays untyped is an unresolved type") {
 
 TEST_CASE("target variables are longs, their pretty forms strings") {
   ElaborateFixture f(true);
-  REQUIRE(f.run("probe kernel.function(\"f\") { x = $foo; s = $$parms; t = $bar$; print(x, s, t) }"));
+  REQUIRE(f.run("probe kernel.function(\"vfs_read\") { x = $foo; s = $$parms; t = $bar$; print(x, s, t) }"));
   CHECK(f.local(0, "x")->type == Type::long_);
   CHECK(f.local(0, "s")->type == Type::string);
   CHECK(f.local(0, "t")->type == Type::string);
@@ -214,7 +214,7 @@ TEST_CASE("target variables where the probe has none are unresolved, typed or no
         "        source: probe timer.s(1) { $count = 1; println($x$) }\n"
         "                                                       ^\n\n");
   ElaborateFixture fn(true);
-  CHECK_FALSE(fn.run("function f() { return $x } probe kernel.function(\"g\") { println(f()) }"));
+  CHECK_FALSE(fn.run("function f() { return $x } probe kernel.function(\"vfs_read\") { println(f()) }"));
   CHECK(fn.messages().starts_with(
       "semantic error: unresolved target-symbol expression: identifier '$x' at <input>:1:23"));
   ElaborateFixture life(true);
