@@ -57,22 +57,6 @@ bool key_matches(const Key& key, const std::vector<std::optional<Value>>& patter
 std::string text_str(const std::string& in, size_t inlen, size_t outlen, bool quoted,
                      size_t maxstringlen);
 
-// Kernel symbols from /proc/kallsyms, for symname() and friends
-// (interp_symbols.cpp).
-struct Symbol {
-  uint64_t address = 0, size = 0;
-  std::string name, module;
-};
-struct Kallsyms {
-  bool loaded = false;
-  std::vector<Symbol> symbols;  // functions, by address
-  void load();
-  const Symbol* find(uint64_t address);
-  std::string name(uint64_t address);   // symname
-  std::string data(uint64_t address);   // symdata
-  std::string stack(const std::string& addresses);  // print_stack's lines
-};
-
 struct CompiledRegex {
   regex_t re;
   bool ok = false;
@@ -144,7 +128,6 @@ struct Interpreter::Impl {
   bool tokenize_active = false;
   bool last_match_ok = false;
   std::vector<std::string> last_groups;
-  interp::Kallsyms kallsyms;
   std::map<int64_t, int64_t> indent_counters, indent_stamps;  // indent(), thread_indent()
 };
 

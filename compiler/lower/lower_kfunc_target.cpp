@@ -10,6 +10,7 @@
 //   char arrays           their address (a long, for kernel_string)
 // and @cast(p, "type"[, "module"]) in any kernel-context body, @var,
 // @defined over these.  Errors use stap's words (dwflpp.cxx).
+#include "base/edit_distance.h"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -25,20 +26,6 @@ using kernel::TypeKind;
 
 namespace {
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 // stap's levenshtein_suggest: the candidates nearest first (ties in name
 // order), at most `max`, joined by ", ".

@@ -1,6 +1,7 @@
 // The provider table, the pattern machinery shared by every provider, and
 // the resolution of points that no alias claimed, with stap's wording for
 // mismatches.
+#include "base/edit_distance.h"
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -177,20 +178,6 @@ std::string describe_component(const ast::ProbePointComponent& c) {
   return "identifier '" + c.functor + "'";
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
