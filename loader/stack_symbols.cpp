@@ -75,8 +75,51 @@ std::vector<uint64_t> StackSymbols::frames(int64_t code) {
       if (ip == 0) break;
       out.push_back(ip);
     }
+  if (!ir::split_stack_code(code).user) out = drop_bpf_frames(std::move(out));
   frames_[id] = out;
   return out;
+}
+
+// The kernel functions between a traced event and our BPF program, by
+// name prefix.  A stack captured in the program starts in them (and in
+// the program itself, a [bpf] symbol); stap's handlers run in the traced
+// context and show none of this, so leading frames named here are dropped.
+//   perf tracepoints: perf_trace_<event> -> perf_trace_run_bpf_submit ->
+//                     trace_call_bpf -> bpf_prog_*
+//   raw tracepoints:  __traceiter_<event> -> __bpf_trace_<event> ->
+//                     bpf_trace_run<N> -> bpf_prog_*
+//   kprobes/uprobes:  kprobe_perf_func, kprobe_dispatcher, uprobe_*...
+//   perf events:      bpf_overflow_handler, __perf_event_overflow
+//   fentry/fexit:     the trampoline ([bpf]) and its enter/exit helpers
+bool StackSymbols::bpf_dispatch_frame(const std::string& name) {
+  static const char* const prefixes[] = {
+      "bpf_prog_",          "bpf_trampoline_",       "__bpf_prog_enter",
+      "__bpf_prog_exit",    "bpf_dispatcher_",       "trace_call_bpf",
+      "perf_trace_run_bpf_submit", "perf_trace_",    "perf_tp_event",
+      "__traceiter_",       "__bpf_trace_",          "bpf_trace_run",
+      "__bpf_trace_run",    "bpf_get_stackid",       "bpf_get_stack",
+      "__bpf_get_stackid",  "bpf_overflow_handler",  "__perf_event_overflow",
+      "perf_event_overflow", "kprobe_perf_func",     "kretprobe_perf_func",
+      "kprobe_dispatcher",  "kretprobe_dispatcher",  "__uprobe_perf_func",
+      "uprobe_perf_func",   "uprobe_dispatcher",     "uretprobe_dispatcher",
+      "__probestub_",
+  };
+  for (const char* p : prefixes)
+    if (name.compare(0, std::strlen(p), p) == 0) return true;
+  return false;
+}
+
+std::vector<uint64_t> StackSymbols::drop_bpf_frames(std::vector<uint64_t> frames) {
+  size_t first = 0;
+  while (first < frames.size()) {
+    NamedAddress n = name(frames[first], false, 0);
+    if (n.module != "bpf" && !bpf_dispatch_frame(n.name)) break;
+    ++first;
+  }
+  // All of it ours: keep it rather than print an empty stack.
+  if (first == frames.size()) return frames;
+  frames.erase(frames.begin(), frames.begin() + first);
+  return frames;
 }
 
 std::string StackSymbols::cut(std::string s) const {

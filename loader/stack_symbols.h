@@ -51,8 +51,14 @@ class StackSymbols : public ir::StackCodec {
   std::string text(int64_t code) override;
   std::optional<int64_t> code(const std::string& text) override;
 
-  // A code's frames, innermost first (empty for -1 or a vanished id).
+  // A code's frames, innermost first (empty for -1 or a vanished id);
+  // a kernel stack without the leading frames of our own BPF plumbing.
   std::vector<uint64_t> frames(int64_t code);
+  // Kernel frames without the leading ones that are BPF programs ([bpf])
+  // or the functions that dispatch to them (bpf_dispatch_frame): stap's
+  // stacks start in the traced code, ours would start in our program.
+  std::vector<uint64_t> drop_bpf_frames(std::vector<uint64_t> frames);
+  static bool bpf_dispatch_frame(const std::string& name);
   // The process a text decoded from a user stack code belongs to (0: unknown).
   uint32_t process_of(const std::string& text) const;
 
