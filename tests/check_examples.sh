@@ -14,6 +14,10 @@ for f in "$examples"/*.stp; do
   fi
   if [ "$live" -eq 1 ]; then
     out=$(timeout 60 "$stap" -T 2 "$f" 2>&1 >/dev/null); rc=$?
+    # A profile of a busy machine can meet stacks that collide in the
+    # kernel's stack map (a hash table without chaining): the run says how
+    # many it lost, which is a fact about the machine's load, not a fault.
+    out=$(grep -v '^WARNING: There were [0-9]* stacks the stack map could not hold' <<<"$out")
     if [ "$rc" -ne 0 ] || grep -q '^ERROR\|^WARNING' <<<"$out"; then
       failed=$((failed + 1)); echo "FAIL (run, rc $rc): $f"; echo "$out"; continue
     fi
