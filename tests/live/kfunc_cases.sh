@@ -8,7 +8,9 @@
 mechanisms() { grep -o 'attached with [a-z.]*' "$1" | sort | uniq -c | sed 's/^ *//'; }
 
 # Entry: vfs_read's calls by dd reading 1000 single bytes (and what the
-# dynamic loader reads), and how many asked for one byte ($count).
+# dynamic loader reads), and how many asked for one byte ($count).  The
+# -c child's own 1-byte read of its start gate may be seen too, when it
+# enters read() after the probe is attached: 1000 or 1001.
 kfunc_entry() {
   "$STAP" -v -e 'global n, ones
 probe kernel.function("vfs_read") {
@@ -16,7 +18,8 @@ probe kernel.function("vfs_read") {
   n++
   if ($count == 1) ones++
 }
-probe end { printf("vfs_read: %s, count 1: %d\n", n >= 1000 && n < 1100 ? "1000+" : sprint(n), ones) }' \
+probe end { printf("vfs_read: %s, count 1: %s\n", n >= 1000 && n < 1100 ? "1000+" : sprint(n),
+                   ones == 1000 || ones == 1001 ? "1000" : sprint(ones)) }' \
     -c 'dd if=/dev/zero of=/dev/null bs=1 count=1000 status=none' 2>"$CASE_TMP/entry.err"
   echo "status $?"
   mechanisms "$CASE_TMP/entry.err"
