@@ -14,52 +14,15 @@
 #include "ir/print.h"
 #include "kernel/kfunc_support.h"
 #include "lower/lower.h"
+#include "lower_fixture.h"
 
 namespace stap::test {
 
 namespace {
 
-struct Lowered {
-  std::unique_ptr<Frontend> frontend;
-  ir::Module module;
-  bool elaborated = false;
-  bool ok = false;
-  std::string messages;
-};
-
 // Passes 1-3; `will_run` as the driver sets it for -p4 and -p5.
 Lowered lower(const std::string& script, bool will_run = false) {
-  Lowered out;
-  FrontendConfig config;
-  config.tapset_dirs = {STAP_SOURCE_TAPSET_DIR};
-  config.elaborate.global_var_display = false;
-  out.frontend = std::make_unique<Frontend>(config);
-  Frontend& fe = *out.frontend;
-  REQUIRE(fe.load_tapsets());
-  REQUIRE(fe.parse_script("<input>", script));
-  fe.program().will_run = will_run;
-  out.elaborated = fe.elaborate();
-  if (out.elaborated) {
-    LowerOptions options;
-    options.script_name = "<input>";
-    out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
-  }
-  std::ostringstream messages;
-  fe.diagnostics().flush(messages);
-  out.messages = messages.str();
-  return out;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-const ir::Node* find_op(const ir::Node* n, ir::Op op) {
-  if (!n) return nullptr;
-  if (n->op == op) return n;
-  for (const ir::Node* k : n->kids)
-    if (const ir::Node* f = find_op(k, op)) return f;
-  return nullptr;
+  return lower_script(script, {}, will_run);
 }
 
 // The string literal a probe's first printf/println argument lowers to.

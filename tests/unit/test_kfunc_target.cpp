@@ -13,45 +13,13 @@
 #include "ir/print.h"
 #include "kernel/kernel_btf.h"
 #include "lower/lower.h"
+#include "lower_fixture.h"
 
 namespace stap::test {
 
 namespace {
 
-struct Lowered {
-  std::unique_ptr<Frontend> frontend;
-  ir::Module module;
-  bool ok = false;
-  std::string messages;
-};
-
-Lowered lower(const std::string& script) {
-  Lowered out;
-  FrontendConfig config;
-  config.tapset_dirs = {STAP_SOURCE_TAPSET_DIR};
-  config.elaborate.global_var_display = false;
-  out.frontend = std::make_unique<Frontend>(config);
-  Frontend& fe = *out.frontend;
-  REQUIRE(fe.load_tapsets());
-  REQUIRE(fe.parse_script("<input>", script));
-  if (fe.elaborate()) {
-    LowerOptions options;
-    options.script_name = "<input>";
-    out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
-  }
-  std::ostringstream messages;
-  fe.diagnostics().flush(messages);
-  out.messages = messages.str();
-  return out;
-}
-
-const ir::Node* find(const ir::Node* n, ir::Op op) {
-  if (!n) return nullptr;
-  if (n->op == op) return n;
-  for (const ir::Node* k : n->kids)
-    if (const ir::Node* f = find(k, op)) return f;
-  return nullptr;
-}
+Lowered lower(const std::string& script) { return lower_script(script); }
 
 kernel::KernelBtf& btf() {
   static kernel::KernelBtf b;
@@ -82,7 +50,7 @@ TEST_CASE("kfunc target: a parameter is fn_arg by index, size and sign", "[kfunc
   Lowered l = lower("probe kernel.function(\"vfs_read\") { println($count) }");
   INFO(l.messages);
   REQUIRE(l.ok);
-  const ir::Node* arg = find(l.module.probes.at(0).body, ir::Op::fn_arg);
+  const ir::Node* arg = find_op(l.module.probes.at(0).body, ir::Op::fn_arg);
   REQUIRE(arg);
   CHECK(arg->a == 2);  // vfs_read(file, buf, count, pos)
   CHECK(arg->b == 8);
@@ -94,22 +62,22 @@ TEST_CASE("kfunc target: ->f->g reads each pointer once at the summed offset", "
   INFO(l.messages);
   REQUIRE(l.ok);
   // f_path is embedded in struct file: one read, of file + f_path + dentry.
-  const ir::Node* read = find(l.module.probes.at(0).body, ir::Op::kread);
+  const ir::Node* read = find_op(l.module.probes.at(0).body, ir::Op::kread);
   REQUIRE(read);
   CHECK(read->b == 8);
   const ir::Node* addr = read->kids.at(0);
   REQUIRE(addr->op == ir::Op::add);
   CHECK(addr->kids.at(0)->op == ir::Op::fn_arg);
   CHECK(addr->kids.at(1)->a == offset_of("file", {"f_path", "dentry"}));
-  CHECK(find(addr, ir::Op::kread) == nullptr);
+  CHECK(find_op(addr, ir::Op::kread) == nullptr);
 }
 
 TEST_CASE("kfunc target: & reads nothing", "[kfunc_target]") {
   Lowered l = lower("probe kernel.function(\"vfs_read\") { println(&$file->f_path->dentry) }");
   INFO(l.messages);
   REQUIRE(l.ok);
-  CHECK(find(l.module.probes.at(0).body, ir::Op::kread) == nullptr);
-  CHECK(find(l.module.probes.at(0).body, ir::Op::fn_arg) != nullptr);
+  CHECK(find_op(l.module.probes.at(0).body, ir::Op::kread) == nullptr);
+  CHECK(find_op(l.module.probes.at(0).body, ir::Op::fn_arg) != nullptr);
 }
 
 TEST_CASE("kfunc target: a bitfield is its unit read, shifted and masked", "[kfunc_target]") {
@@ -123,17 +91,17 @@ TEST_CASE("kfunc target: a bitfield is its unit read, shifted and masked", "[kfu
   REQUIRE(m->bitfield_size == 2);
   uint32_t unit = kernel::KernelBtf::size(m->type);
   uint32_t unit_byte = (m->bit_offset / 8) / unit * unit;
-  const ir::Node* mask = find(l.module.probes.at(0).body, ir::Op::bit_and);
+  const ir::Node* mask = find_op(l.module.probes.at(0).body, ir::Op::bit_and);
   REQUIRE(mask);
   CHECK(mask->kids.at(1)->a == 3);
-  const ir::Node* read = find(mask, ir::Op::kread);
+  const ir::Node* read = find_op(mask, ir::Op::kread);
   REQUIRE(read);
   CHECK(read->b == unit);
   const ir::Node* addr = read->kids.at(0);
   int64_t at = addr->op == ir::Op::add ? addr->kids.at(1)->a : 0;
   CHECK(at == unit_byte);
   int64_t shift = m->bit_offset - 8 * unit_byte;
-  const ir::Node* shr = find(mask, ir::Op::shr);
+  const ir::Node* shr = find_op(mask, ir::Op::shr);
   if (shift) {
     REQUIRE(shr);
     CHECK(shr->kids.at(1)->a == shift);
@@ -157,27 +125,27 @@ TEST_CASE("kfunc target: .return reads parameters through an entry probe", "[kfu
   // The entry stores two values, each in its own tid-keyed hidden global.
   int stores = 0;
   for (const ir::Node* st : entry.body->kids) {
-    const ir::Node* set = find(st, ir::Op::set_elem);
+    const ir::Node* set = find_op(st, ir::Op::set_elem);
     REQUIRE(set);
     CHECK(l.module.globals.at(set->a).name.starts_with("__entry_value_"));
     CHECK(set->kids.at(0)->s == "tid");
     ++stores;
   }
   CHECK(stores == 2);
-  CHECK(find(entry.body, ir::Op::fn_arg) != nullptr);
+  CHECK(find_op(entry.body, ir::Op::fn_arg) != nullptr);
   // The return moves each into a local, deletes it, then runs the body.
   REQUIRE(ret.body->kids.size() == 5);
-  CHECK(find(ret.body->kids[0], ir::Op::elem) != nullptr);
+  CHECK(find_op(ret.body->kids[0], ir::Op::elem) != nullptr);
   CHECK(ret.body->kids[1]->op == ir::Op::delete_elem);
-  CHECK(find(ret.body->kids[4], ir::Op::fn_arg) == nullptr);
-  CHECK(find(ret.body->kids[4], ir::Op::fn_ret) != nullptr);
+  CHECK(find_op(ret.body->kids[4], ir::Op::fn_arg) == nullptr);
+  CHECK(find_op(ret.body->kids[4], ir::Op::fn_ret) != nullptr);
 }
 
 TEST_CASE("kfunc target: $$parms is one sprintf of %#x values", "[kfunc_target]") {
   Lowered l = lower("probe kernel.function(\"vfs_read\") { println($$parms) }");
   INFO(l.messages);
   REQUIRE(l.ok);
-  const ir::Node* s = find(l.module.probes.at(0).body, ir::Op::sprintf);
+  const ir::Node* s = find_op(l.module.probes.at(0).body, ir::Op::sprintf);
   REQUIRE(s);
   CHECK(l.module.formats.at(s->a) == "file=%#x buf=%#x count=%#x pos=%#x");
   CHECK(s->kids.size() == 4);
@@ -187,15 +155,15 @@ TEST_CASE("kfunc target: $x$ is a call of a try/catch function", "[kfunc_target]
   Lowered l = lower("probe kernel.function(\"vfs_read\") { println($file->f_path$) }");
   INFO(l.messages);
   REQUIRE(l.ok);
-  const ir::Node* call = find(l.module.probes.at(0).body, ir::Op::call);
+  const ir::Node* call = find_op(l.module.probes.at(0).body, ir::Op::call);
   REQUIRE(call);
   const ir::Function& fn = l.module.functions.at(call->a);
   CHECK(fn.ret == ir::Type::string);
   REQUIRE(fn.body->op == ir::Op::try_);
-  const ir::Node* text = find(fn.body->kids.at(0), ir::Op::sprintf);
+  const ir::Node* text = find_op(fn.body->kids.at(0), ir::Op::sprintf);
   REQUIRE(text);
   CHECK(l.module.formats.at(text->a) == "{.mnt=%p, .dentry=%p}");
-  CHECK(find(fn.body->kids.at(1), ir::Op::str)->s == "ERROR");
+  CHECK(find_op(fn.body->kids.at(1), ir::Op::str)->s == "ERROR");
 }
 
 TEST_CASE("kfunc target: @defined folds on members and parameters", "[kfunc_target]") {
@@ -205,7 +173,7 @@ TEST_CASE("kfunc target: @defined folds on members and parameters", "[kfunc_targ
   INFO(l.messages);
   REQUIRE(l.ok);
   INFO(ir::print_module(l.module));
-  const ir::Node* print = find(l.module.probes.at(0).body, ir::Op::printf);
+  const ir::Node* print = find_op(l.module.probes.at(0).body, ir::Op::printf);
   REQUIRE(print);
   REQUIRE(print->kids.size() == 4);
   int64_t want[] = {0, 1, 0, 7};

@@ -14,56 +14,21 @@
 #include "ir/key_codes.h"
 #include "ir/print.h"
 #include "lower/lower.h"
+#include "lower_fixture.h"
 
 namespace stap::test {
 
 namespace {
 
-struct Lowered {
-  std::unique_ptr<Frontend> frontend;
-  ir::Module module;
-  bool ok = false;
-  std::string messages;
-  std::string dump() const { return ir::print_module(module); }
-};
-
 Lowered lower(const std::string& script, LowerOptions options = {}) {
-  Lowered out;
-  FrontendConfig config;
-  config.tapset_dirs = {STAP_SOURCE_TAPSET_DIR};
-  config.elaborate.global_var_display = false;
-  out.frontend = std::make_unique<Frontend>(config);
-  Frontend& fe = *out.frontend;
-  REQUIRE(fe.load_tapsets());
-  REQUIRE(fe.parse_script("<input>", script));
-  bool elaborated = fe.elaborate();
-  std::ostringstream messages;
-  if (elaborated) {
-    options.script_name = "<input>";
-    out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
-  }
-  fe.diagnostics().flush(messages);
-  out.messages = messages.str();
-  if (!elaborated) FAIL("pass 2 failed:\n" << out.messages);
+  Lowered out = lower_script(script, options);
+  if (!out.elaborated) FAIL("pass 2 failed:\n" << out.messages);
   if (const char* dir = std::getenv("STAP_LOWER_DUMP")) {
     static int n = 0;
     std::ofstream(std::string(dir) + "/" + std::to_string(++n) + ".txt")
         << script << "\n----\n" << out.dump() << "----\n" << out.messages;
   }
   return out;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The first node of `op` in a pre-order walk, or null.
-const ir::Node* find_op(const ir::Node* n, ir::Op op) {
-  if (!n) return nullptr;
-  if (n->op == op) return n;
-  for (const ir::Node* k : n->kids)
-    if (const ir::Node* f = find_op(k, op)) return f;
-  return nullptr;
 }
 
 const ir::Global& global(const Lowered& l, const std::string& name) {
