@@ -22,4 +22,18 @@ cases=(
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel
 )
-cd "$root" && exec "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
+cd "$root" || exit 1
+# The whole list takes about 4 minutes.  Twice (stats_kernel once, then
+# hist_kernel once) the guest stopped making progress with both vCPUs busy
+# and no case's own deadline firing, so the guest kernel itself was stuck;
+# not reproduced since.  Until that is found, a guest that times out is
+# said loudly and run once more: a second hang fails the suite.
+export STAP_GUEST_TIMEOUT=${STAP_GUEST_TIMEOUT:-480}
+"$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
+status=$?
+if [ "$status" -eq 124 ]; then
+  echo "live_in_guest: THE GUEST HUNG (timed out after ${STAP_GUEST_TIMEOUT} s); running the list once more"
+  "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
+  status=$?
+fi
+exit "$status"

@@ -9,6 +9,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 stap=$(realpath "${1:?usage: run_live.sh STAP [TOOLS_DIR] [CASE...]}")
 tools=$(realpath "${2:-$(dirname "$stap")/tests/live}")
+# A probe that fires on a CPU while one of ours runs there (an interrupt's
+# tracepoint, the ring buffer's wake-up) is skipped, as stap skips nested
+# probes, and the run ends with this warning.  When it happens depends on
+# the machine, so a case without a .err file does not fail on it alone.
+nested_skips='^WARNING: Number of errors: 0, skipped probes: [0-9]+$'
 shift $(( $# >= 2 ? 2 : 1 ))
 cases_dir=$here/cases
 stapbpf=$(dirname "$stap")/stapbpf
@@ -146,7 +151,8 @@ check_outputs() {
   [ -f "$base.re" ] && check_regexes "$base.re" "$case_tmp/stdout"
   if [ -f "$base.err" ]; then
     check_regexes "$base.err" "$case_tmp/stderr"
-  elif grep -qE '^(ERROR|WARNING|semantic error|parse error)' "$case_tmp/stderr"; then
+  elif grep -vE "$nested_skips" "$case_tmp/stderr" |
+       grep -qE '^(ERROR|WARNING|semantic error|parse error)'; then
     echo "unexpected diagnostics on stderr"
   fi
 }
