@@ -43,3 +43,19 @@ probe signal.send {
 }'
   "$STAP" -e "$script" -c 'sh -c "exec 2>/dev/null; trap : USR1; sleep 5 & p=\$!; sleep 0.3; kill -USR1 \$p; wait \$p; exit 0"'
 }
+
+# netdev.*, tcp.*: a TCP connection on loopback, as the -c command: the
+# client sends 3000 bytes to port 47391, the server reads them all and
+# closes.
+port=47391
+tcp_workload="import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $port)); s.listen(1)
+c = socket.create_connection(('127.0.0.1', $port)); a, _ = s.accept()
+c.sendall(b'x' * 3000); c.close()
+n = 0
+while True:
+    d = a.recv(65536)
+    if not d: break
+    n += len(d)
+a.close(); print('server read', n)"

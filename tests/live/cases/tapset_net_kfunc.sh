@@ -4,18 +4,7 @@
 # on kernel functions (the test guest), over a TCP connection on
 # loopback: the client sends 3000 bytes to port 47391, the server reads
 # them all and closes.
-port=47391
-workload="import socket
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(('127.0.0.1', $port)); s.listen(1)
-c = socket.create_connection(('127.0.0.1', $port)); a, _ = s.accept()
-c.sendall(b'x' * 3000); c.close()
-n = 0
-while True:
-    d = a.recv(65536)
-    if not d: break
-    n += len(d)
-a.close(); print('server read', n)"
+. "$(dirname "$0")/../tapset_cases.sh"
 script='global nsyn, nfin, data, lo_rx, lo_tx, proto_ip, got, ends, ports_ok, sent, asked
 probe tcp.receive {
   if (dport != '$port' && sport != '$port') next
@@ -42,4 +31,4 @@ probe end {
   printf("client sendmsg %d bytes; server recvmsg asked %d, got %d bytes, %d at end, ports %d\n",
          sent, asked, got, ends, ports_ok)
 }'
-"$STAP" -e "$script" -c "/usr/bin/python3 -c \"$workload\""
+"$STAP" -e "$script" -c "/usr/bin/python3 -c \"$tcp_workload\""
