@@ -1,6 +1,7 @@
 #include "attach.h"
 
 #include <bpf/libbpf.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +19,7 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
                   std::set<std::string>& attached, std::string& error,
                   const AttachReport& report) {
   if (p.kind == ir::ProbeKind::kfunc) return attach_kfunc(obj, p, links, report, error);
+  if (p.kind == ir::ProbeKind::uprobe) return attach_uprobe(obj, p, links, report, error);
   bpf_program* prog = bpf_object__find_program_by_name(obj, p.program_name.c_str());
   if (!prog) {
     error = "the compiled object has no program for probe " + p.pp;
@@ -34,11 +36,24 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
     case ir::ProbeKind::error:
     case ir::ProbeKind::never:
     case ir::ProbeKind::timer:
-    case ir::ProbeKind::kfunc: break;
+    case ir::ProbeKind::kfunc:
+    case ir::ProbeKind::uprobe: break;
   }
   error = std::string("probe ") + p.pp + " of kind " + ir::probe_kind_name(p.kind) +
           " cannot run in the kernel";
   return false;
+}
+
+// Each kprobe or uprobe holds two descriptors (its perf event and its
+// link): a wildcard over a module's or a program's functions passes the
+// usual soft limit of 1024.  The margin is for the object's maps and
+// programs.
+void raise_descriptor_limit(size_t links) {
+  rlimit lim{};
+  rlim_t wanted = links + 256;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= wanted) return;
+  lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, wanted);
+  setrlimit(RLIMIT_NOFILE, &lim);
 }
 
 void destroy_links(std::vector<bpf_link*>& links) {

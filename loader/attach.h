@@ -31,6 +31,10 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
                   std::set<std::string>& attached, std::string& error,
                   const AttachReport& report = {});
 
+// Raises the soft limit of open descriptors to hold `links` descriptors
+// besides the object's own (a uprobe or kprobe takes two).
+void raise_descriptor_limit(size_t links);
+
 // Detaches every link (and empties the list).
 void destroy_links(std::vector<bpf_link*>& links);
 
@@ -50,5 +54,10 @@ bool attach_perf(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& 
 bool choose_kfunc_programs(bpf_object* obj, const ir::Module& m, std::string& error);
 bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
                   const AttachReport& report, std::string& error);
+
+// User-space probes (attach_uprobe.cpp): a uprobe or uretprobe at each of
+// the probe's sites, its index as the cookie.
+bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
+                   const AttachReport& report, std::string& error);
 
 }  // namespace stap

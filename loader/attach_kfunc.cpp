@@ -127,17 +127,6 @@ bool attach_multi(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>&
   return true;
 }
 
-// Each kprobe holds two descriptors (its perf event and its link): a
-// wildcard over a module's functions passes the usual soft limit of 1024.
-// The margin is for the object's maps and programs.
-void raise_descriptor_limit(size_t links) {
-  rlimit lim{};
-  rlim_t wanted = links + 256;
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= wanted) return;
-  lim.rlim_cur = std::min<rlim_t>(lim.rlim_max, wanted);
-  setrlimit(RLIMIT_NOFILE, &lim);
-}
-
 // One kprobe per function.  As stap, a function that fails is a warning
 // while others attached ("registration error"), an error when none did.
 bool attach_kprobes(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,

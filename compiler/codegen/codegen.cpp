@@ -195,6 +195,10 @@ bool emit_programs(ModuleState& ms, std::string& error) {
       if (!emit_perf_program(ms, p, i, error)) return false;
       continue;
     }
+    if (p.kind == ir::ProbeKind::uprobe) {
+      if (!emit_uprobe_program(ms, p, i, error)) return false;
+      continue;
+    }
     if (p.kind != ir::ProbeKind::tracepoint && p.kind != ir::ProbeKind::syscall) {
       error = std::string("no kernel-context code for ") + ir::probe_kind_name(p.kind) + " probes";
       return false;

@@ -141,7 +141,8 @@ Value* ProgramEmitter::expr(const ir::Node* n) {
     case Op::print_hist: return array_op(n);
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc: return tp_read(n);
     case Op::sys_arg: case Op::sys_nr: case Op::sys_ret: return sys_read(n);
-    case Op::fn_arg: case Op::fn_ret: case Op::fn_name: case Op::kread: return kfunc_read(n);
+    case Op::fn_arg: case Op::fn_ret: case Op::fn_name: case Op::kread:
+    case Op::reg: case Op::uread: return kfunc_read(n);
     case Op::regex_match: return regex_match(n);
     case Op::any: unsupported(n, "array slices ('*') need user context");
     case Op::block: case Op::expr: case Op::nop: case Op::if_: case Op::loop:

@@ -49,12 +49,16 @@ void ProgramEmitter::emit_kfunc(const std::string& name, const std::string& sect
 }
 
 Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
-  if (n->op == ir::Op::kread) return kernel_read(n);
+  if (n->op == ir::Op::kread || n->op == ir::Op::uread) return memory_read(n, n->op == ir::Op::uread);
   if (kfunc_ == KfuncVariant::none)
     unsupported(n, std::string("the IR operation ") + ir::op_name(n->op) +
-                       " outside a kernel.function probe");
+                       " outside a kernel.function or process probe");
+  if (n->op == ir::Op::reg) {
+    if (kfunc_ != KfuncVariant::kprobe) unsupported(n, "a saved register read in a trampoline");
+    return b_.CreateLoad(m_.i64, byte_ptr(ctx_, n->a));
+  }
   if (n->op == ir::Op::fn_name) {
-    const std::vector<std::string>& names = probe_.functions;
+    const std::vector<std::string>& names = n->b ? probe_.site_points : probe_.functions;
     if (names.size() == 1) return rodata_ptr(ms_.literal(names[0]));
     return table_entry(names, helper(kGetAttachCookie, m_.i64, {ctx_}));
   }
@@ -91,15 +95,17 @@ Value* ProgramEmitter::narrow(Value* v, int64_t size, bool is_signed) {
   return is_signed ? b_.CreateSExt(low, m_.i64) : b_.CreateZExt(low, m_.i64);
 }
 
-// kread: `b` bytes of kernel memory at kids[0]; a fault is stap's
-// dereference error (runtime/loc2c-runtime.h's DEREF_FAULT).
-Value* ProgramEmitter::kernel_read(const ir::Node* n) {
+// kread/uread: `b` bytes of kernel or user memory at kids[0]; a fault is
+// stap's dereference error (runtime/loc2c-runtime.h's DEREF_FAULT, the
+// same words for both).
+Value* ProgramEmitter::memory_read(const ir::Node* n, bool user) {
   Value* addr = expr(n->kids.at(0));
   if (n->b != 1 && n->b != 2 && n->b != 4 && n->b != 8)
-    unsupported(n, "a kernel read of " + std::to_string(n->b) + " bytes");
+    unsupported(n, "a memory read of " + std::to_string(n->b) + " bytes");
   AllocaInst* tmp = m_.shared_alloca(m_.i64, "kread");
   b_.CreateStore(i64c(0), tmp);
-  Value* r = helper(kProbeReadKernel, m_.i64, {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
+  Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
+                    {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
   BasicBlock* fault = block("kread_fault");
   BasicBlock* done = block("kread_ok");
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);

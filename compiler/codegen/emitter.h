@@ -64,6 +64,9 @@ enum class KfuncVariant : uint8_t { none, kprobe, trampoline };
 // Probe::program_name.  False with `error` set.
 bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
 
+// A user-space probe's program (emit_uprobe.cpp); sets Probe::program_name.
+bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
+
 // A perf-event probe's program (emit_perf.cpp); sets Probe::program_name.
 bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
 
@@ -117,9 +120,10 @@ class ProgramEmitter {
   llvm::Value* sys_read(const ir::Node* n);
   llvm::Value* saved_register(llvm::Value* regs, int64_t offset);
   llvm::Value* truth(llvm::Value* v);
-  // emit_kfunc.cpp: fn_arg, fn_ret, fn_name, kread
+  // emit_kfunc.cpp: fn_arg, fn_ret, fn_name, reg (kprobe and uprobe
+  // programs), kread, uread
   llvm::Value* kfunc_read(const ir::Node* n);
-  llvm::Value* kernel_read(const ir::Node* n);
+  llvm::Value* memory_read(const ir::Node* n, bool user);
   llvm::Value* trampoline_slot(int64_t i);
   llvm::Value* narrow(llvm::Value* v, int64_t size, bool is_signed);
   // emit_stack.cpp: stacks and symbols (captured here, named by the runtime)

@@ -15,16 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace stap::debuginfo {
+#include "debuginfo/process_points.h"
 
-struct ProcessPattern {
-  std::string process;             // as written: a path or a name in $PATH
-  std::string library;             // "" when none
-  std::string kind;                // "function", "statement", "mark" or "plt"
-  std::string provider;            // marks: "" when none
-  std::string spec;                // the function/statement/mark/plt argument
-  std::string suffix;              // ".call", ".return" or ""
-};
+namespace stap::debuginfo {
 
 // Parses a probe point of the forms above; nullopt for anything else
 // (including process points with numbers or components not listed).

@@ -36,6 +36,9 @@ namespace stap {
 
 struct Builtin;        // elaborate/builtins.h
 class ProbeProvider;   // elaborate/providers/provider.h
+namespace debuginfo {
+struct ResolvedPoint;  // debuginfo/process_points.h
+}
 
 // A kernel function a kernel.function / kprobe point resolved to.
 struct KernelFunctionRef {
@@ -53,6 +56,9 @@ struct DerivedProbe {
   // kernel.function points: what the provider resolved them to in pass 2
   // (ProbeProvider::resolve), so lowering does not search again.
   std::vector<KernelFunctionRef> kernel_functions;
+  // process("P") code points (uprobes): the binary and the sites pass 2
+  // resolved them to.
+  std::shared_ptr<const debuginfo::ResolvedPoint> user_point;
 };
 
 struct Program {

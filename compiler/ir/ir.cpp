@@ -26,6 +26,7 @@ const char* probe_kind_name(ProbeKind k) {
     case ProbeKind::syscall: return "syscall";
     case ProbeKind::kfunc: return "kfunc";
     case ProbeKind::perf: return "perf";
+    case ProbeKind::uprobe: return "uprobe";
   }
   return "?";
 }

@@ -107,12 +107,20 @@ enum class Op : uint8_t {
   // ---- kernel functions (ProbeKind::kfunc) and kernel memory
   fn_arg,      // a = argument index 0-5, b = size (1,2,4,8), c = 1 when signed -> long
   fn_ret,      // b = size (1,2,4,8), c = 1 when signed: the return value (return probes) -> long
-  fn_name,     // the name of the probed function being run (one of Probe::functions) -> string
+  // The probed function being run: b = 0 its name (one of Probe::functions),
+  // b = 1 its probe point (one of Probe::site_points, uprobes) -> string
+  fn_name,
   // kids[0] = address, b = size (1,2,4,8), c = 1 when signed -> long.  A
   // fault is a runtime error at loc: "kernel read fault at 0x... near ...".
   kread,
+
+  // ---- user-space probes (ProbeKind::uprobe); reg also in kprobe programs
+  reg,         // a = byte offset in x86-64 struct pt_regs: a saved register -> long
+  // kids[0] = address, b = size (1,2,4,8), c = 1 when signed -> long: user
+  // memory of the probed process.  A fault is a runtime error at loc, as kread's.
+  uread,
 };
-constexpr Op kLastOp = Op::kread;
+constexpr Op kLastOp = Op::uread;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {
@@ -198,8 +206,14 @@ enum class ProbeKind : uint8_t {
   // sampled every perf_period events, or perf_period times a second when
   // perf_freq.
   perf,
+  // A user-space probe (process("P").function/.statement/.plt/.mark): a
+  // uprobe (uretprobe when is_return) at each of `offsets` in the file
+  // `binary`.  Per site: `functions` (probefunc), `site_points` (pp) and
+  // `semaphores` (a USDT semaphore's file offset, 0 for none).  A site's
+  // index is its attach cookie (fn_name).  target_pid > 0: that process only.
+  uprobe,
 };
-constexpr ProbeKind kLastProbeKind = ProbeKind::perf;
+constexpr ProbeKind kLastProbeKind = ProbeKind::uprobe;
 const char* probe_kind_name(ProbeKind k);
 
 struct Probe {
@@ -221,6 +235,11 @@ struct Probe {
   // perf
   int64_t perf_type = 0, perf_config = 0, perf_period = 0;
   bool perf_freq = false;
+  // uprobe
+  std::string binary;
+  std::vector<uint64_t> offsets, semaphores;
+  std::vector<std::string> site_points;
+  int64_t target_pid = 0;
   std::vector<Type> slots;         // locals
   Node* body = nullptr;
   std::string program_name;        // kernel context: the BPF program's name, set by codegen

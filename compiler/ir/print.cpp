@@ -84,6 +84,8 @@ const char* op_name(Op op) {
     case Op::fn_ret: return "fn_ret";
     case Op::fn_name: return "fn_name";
     case Op::kread: return "kread";
+    case Op::reg: return "reg";
+    case Op::uread: return "uread";
   }
   return "?";
 }
@@ -163,7 +165,9 @@ std::string operands(const Module& m, const Node& n) {
       break;
     case Op::tp_chars: o << " offset=" << n.a << " length=" << n.b; break;
     case Op::tp_dataloc: o << " offset=" << n.a; break;
-    case Op::fn_arg: case Op::fn_ret: case Op::kread:
+    case Op::reg: o << " offset=" << n.a; break;
+    case Op::fn_name: if (n.b) o << " point"; break;
+    case Op::fn_arg: case Op::fn_ret: case Op::kread: case Op::uread:
       if (n.op == Op::fn_arg) o << " arg=" << n.a;
       o << " size=" << n.b << (n.c ? " signed" : "");
       break;
@@ -235,6 +239,16 @@ void print_probe(std::ostringstream& o, const Module& m, const Probe& p, size_t 
       if (!p.module.empty()) o << " module=" << p.module;
       o << " functions=";
       for (size_t i = 0; i < p.functions.size(); ++i) o << (i ? "," : "") << p.functions[i];
+      break;
+    case ProbeKind::uprobe:
+      o << (p.is_return ? " return" : " entry") << " binary=" << p.binary;
+      if (p.target_pid) o << " pid=" << p.target_pid;
+      o << " sites=";
+      for (size_t i = 0; i < p.offsets.size(); ++i) {
+        o << (i ? "," : "") << (i < p.functions.size() ? p.functions[i] : "") << "@0x" << std::hex
+          << p.offsets[i] << std::dec;
+        if (i < p.semaphores.size() && p.semaphores[i]) o << "/sem=0x" << std::hex << p.semaphores[i] << std::dec;
+      }
       break;
     case ProbeKind::perf:
       o << " type=" << p.perf_type << " config=" << p.perf_config

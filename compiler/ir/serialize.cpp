@@ -205,6 +205,14 @@ void Reader::probe(Probe& p) {
   p.perf_config = i();
   p.perf_period = i();
   p.perf_freq = flag();
+  p.binary = str();
+  p.offsets.resize(count());
+  for (uint64_t& o : p.offsets) o = static_cast<uint64_t>(i());
+  p.semaphores.resize(count());
+  for (uint64_t& o : p.semaphores) o = static_cast<uint64_t>(i());
+  p.site_points.resize(count());
+  for (std::string& s : p.site_points) s = str();
+  p.target_pid = i();
   p.slots = types();
   p.body = body();
   p.program_name = str();
@@ -296,9 +304,12 @@ void Checker::operands(const Node& n) const {
       if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
         fail(n, "bad function argument");
       return kids(n, 0);
-    case Op::kread:
+    case Op::kread: case Op::uread:
       if (!(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8)) fail(n, "bad read size");
       return kids(n, 1);
+    case Op::reg:
+      if (n.a < 0 || n.a > 160 || n.a % 8) fail(n, "bad register offset");
+      return kids(n, 0);
     case Op::sys_arg:
       if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
         fail(n, "bad system call argument");
@@ -491,6 +502,14 @@ std::string serialize(const Module& m) {
     w.i(p.perf_config);
     w.i(p.perf_period);
     w.u(p.perf_freq);
+    w.str(p.binary);
+    w.u(p.offsets.size());
+    for (uint64_t o : p.offsets) w.i(static_cast<int64_t>(o));
+    w.u(p.semaphores.size());
+    for (uint64_t o : p.semaphores) w.i(static_cast<int64_t>(o));
+    w.u(p.site_points.size());
+    for (const std::string& s : p.site_points) w.str(s);
+    w.i(p.target_pid);
     w.types(p.slots);
     w.body(p.body);
     w.str(p.program_name);

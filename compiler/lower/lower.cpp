@@ -216,6 +216,11 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
     kfunc_context(state, probe, kfunc);
     state.kfunc_point = dp.point;
   }
+  if (probe.kind == ir::ProbeKind::uprobe) {
+    state.uprobe_probe = &probe;
+    state.uprobe_point = uprobe_point_;
+    state.uprobe_site = uprobe_site_;
+  }
   for (const ast::VarDecl* l : dp.decl->locals) state.slot_of.emplace(l, add_slot(probe.slots, l));
   body_ = &state;
   ir::Node* body = dp.decl->body ? stmt(dp.decl->body) : make(ir::Op::block);

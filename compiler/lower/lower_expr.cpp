@@ -287,6 +287,10 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     result = k;
     return;
   }
+  if (ir::Node* k = l_.uprobe_builtin(name)) {
+    result = k;
+    return;
+  }
   if (name == "exit" || name == "error") {
     result = l_.make(name == "exit" ? ir::Op::exit : ir::Op::error);
   } else {

@@ -106,6 +106,10 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
     lower_kfunc_points(dp);
     return;
   }
+  if (family == "process" && dp.user_point) {
+    lower_uprobe_points(dp);  // lower_uprobe.cpp
+    return;
+  }
   unsupported_point(dp);
 }
 

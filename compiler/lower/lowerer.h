@@ -13,6 +13,8 @@
 //   lower_kfunc_target.cpp  kernel functions' target variables, @cast, @var
 //   lower_kfunc_pretty.cpp  $$parms, $$return, $var$ (pretty printing)
 //   lower_kfunc_entry.cpp   @entry and entry values of .return probes
+//   lower_uprobe.cpp  process("P") code points -> uprobe probes, marks' $argN
+//   lower_uprobe_target.cpp  DWARF variables of process functions and statements
 #pragma once
 
 #include <map>
@@ -27,6 +29,12 @@
 #include "elaborate/builtins.h"
 #include "kernel/kernel_btf.h"
 #include "lower/lower.h"
+
+namespace stap::debuginfo {
+struct ResolvedPoint;  // debuginfo/process_points.h
+struct ProbeSite;
+struct SdtMark;        // debuginfo/sdt_notes.h
+}  // namespace stap::debuginfo
 
 namespace stap::lower {
 
@@ -64,6 +72,12 @@ struct BodyState {
   // (lower_kfunc.cpp: probefunc(), pp()).
   const ir::Probe* kfunc_probe = nullptr;
   const ast::ProbePoint* kfunc_point = nullptr;
+  // A user-space probe (ProbeKind::uprobe; lower_uprobe.cpp): the probe,
+  // the point pass 2 resolved, and the one site whose context the body
+  // reads (null for a probe over many sites).
+  const ir::Probe* uprobe_probe = nullptr;
+  const debuginfo::ResolvedPoint* uprobe_point = nullptr;
+  const debuginfo::ProbeSite* uprobe_site = nullptr;
   bool in_function = false;
 };
 
@@ -186,6 +200,20 @@ class Lowerer {
   // probefunc(), probemod(), pp() in a kfunc probe's body; null elsewhere.
   ir::Node* kfunc_builtin(const std::string& name);
 
+  // ---- user-space probes (lower_uprobe.cpp: points, marks' arguments;
+  // lower_uprobe_target.cpp: DWARF variables)
+  bool uprobe_body() const;
+  ir::Node* uprobe_builtin(const std::string& name);
+  ir::Node* uprobe_target(ast::TargetSymbol& n, bool any_type);
+  std::optional<bool> uprobe_exists(const ast::Expr* e);
+  ir::Node* mark_target(ast::TargetSymbol& n, bool any_type);
+  ir::Node* mark_argument(const debuginfo::SdtMark& mark, size_t argno, const ast::TargetSymbol& n);
+  // A saved user register (DWARF numbering) of the probed thread.
+  ir::Node* user_register(int dwarf_reg, uint32_t size, uint32_t shift, bool is_signed,
+                          SourceLoc loc, const std::string& token);
+  ir::Node* dwarf_target(ast::TargetSymbol& n, bool any_type);
+  std::optional<bool> dwarf_exists(const ast::Expr* e);
+
  private:
   void lower_globals();
   void collect_histograms();
@@ -198,6 +226,8 @@ class Lowerer {
   void lower_perf_point(const DerivedProbe& dp);  // lower_perf.cpp: timer.profile.tick, perf.*
   void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
   void lower_kfunc_points(const DerivedProbe& dp);
+  void lower_uprobe_points(const DerivedProbe& dp);
+  void lower_uprobe_body(const DerivedProbe& dp, ir::Probe probe, const debuginfo::ProbeSite* site);
   void kfunc_context(BodyState& state, const ir::Probe& probe,
                      std::optional<kernel::Function>& holder);
 
@@ -222,6 +252,9 @@ class Lowerer {
   std::optional<EntryValues> entry_;  // of the .return body being lowered
   int quoted_string_fn_ = -1;
   int quoted_char_fn_ = -1;
+  // The uprobe point and site lower_body is lowering (lower_uprobe_body).
+  const debuginfo::ResolvedPoint* uprobe_point_ = nullptr;
+  const debuginfo::ProbeSite* uprobe_site_ = nullptr;
 };
 
 }  // namespace stap::lower

@@ -311,9 +311,9 @@ TEST_CASE("lower: probe kinds, sequences and timer periods", "[lower]") {
 }
 
 TEST_CASE("lower: unsupported probe families are located errors", "[lower]") {
-  Lowered l = lower("probe process(\"/bin/true\").function(\"main\") { exit() }");
+  Lowered l = lower("probe process.begin { exit() }");
   CHECK(!l.ok);
-  CHECK(contains(l.messages, "semantic error: probe point kind 'process.function' is not "
+  CHECK(contains(l.messages, "semantic error: probe point kind 'process.begin' is not "
                              "supported yet by this engine: identifier 'process' at"));
 }
 

@@ -5,11 +5,77 @@
 // .provider("p").mark("name"), optionally under .library("L").  Binaries,
 // symbols and SDT notes are read from the target's ELF later, so pass 2
 // checks the shape and keeps the point for the provider's resolution.
+#include <memory>
+
+#include "debuginfo/process_points.h"
+#include "elaborate/program.h"
 #include "elaborate/providers/provider.h"
 
 namespace stap {
 
 namespace {
+
+// What pass 2 resolves of a process point: a code point as a pattern over
+// the binary, or a refusal (a form not built yet, located at its
+// component); a life event (begin, end, syscall) is neither.
+struct CodePoint {
+  bool is_code = false;
+  debuginfo::ProcessPattern pattern;
+  std::string refusal;
+  SourceLoc refusal_loc;
+};
+
+CodePoint read_code_point(const ast::ProbePoint& point) {
+  CodePoint out;
+  debuginfo::ProcessPattern& p = out.pattern;
+  const auto& comps = point.components;
+  auto refuse = [&](const ast::ProbePointComponent& c, std::string why) {
+    out.refusal = std::move(why);
+    out.refusal_loc = c.loc;
+    return out;
+  };
+  auto number = [](const ast::ProbePointComponent& c) {
+    auto* n = dynamic_cast<const ast::NumberLit*>(c.arg);
+    return n ? n->value : 0;
+  };
+  auto string = [](const ast::ProbePointComponent& c) {
+    auto* s = dynamic_cast<const ast::StringLit*>(c.arg);
+    return s ? s->value : std::string();
+  };
+  size_t i = 1;
+  if (i < comps.size() && comps[i].functor == "library") p.library = string(comps[i++]);
+  if (i < comps.size() && comps[i].functor == "provider") p.provider = string(comps[i++]);
+  if (i >= comps.size()) return out;
+  const ast::ProbePointComponent& kind = comps[i++];
+  if (kind.functor != "function" && kind.functor != "statement" && kind.functor != "plt" &&
+      kind.functor != "mark") {
+    if (kind.functor == "insn") return refuse(kind, "process(...).insn probes are not supported by this engine");
+    return out;  // begin, end, thread, syscall
+  }
+  out.is_code = true;
+  if (comps[0].arg && dynamic_cast<const ast::NumberLit*>(comps[0].arg)) p.pid = number(comps[0]);
+  else if (comps[0].arg) p.process = string(comps[0]);
+  else
+    return refuse(comps[0], "a bare process." + kind.functor +
+                                " probe needs the program: write process(\"PATH\") or process(PID)");
+  p.kind = kind.functor;
+  if (dynamic_cast<const ast::NumberLit*>(kind.arg)) {
+    p.has_address = true;
+    p.address = static_cast<uint64_t>(number(kind));
+  } else {
+    p.spec = string(kind);
+  }
+  for (; i < comps.size(); ++i) {
+    const std::string& f = comps[i].functor;
+    if (f == "call" || f == "return" || f == "inline" || f == "exported" || f == "absolute") {
+      if (p.suffix.empty() || (p.suffix == ".absolute" && f == "return")) p.suffix = "." + f;
+      continue;
+    }
+    return refuse(comps[i], "process probes with ." + f + " are not supported by this engine");
+  }
+  if (p.kind == "plt" && p.suffix == ".return") p.suffix = ".return";
+  return out;
+}
 
 const char* const kCodeSuffixes[] = {
     ".function(number)", ".function(number).call", ".function(number).exported",
@@ -62,6 +128,42 @@ class ProcessProvider : public ProbeProvider {
   // Function and .plt returns; a syscall return has no entry to go back to.
   bool has_entry_values(const ast::ProbePoint& point) const override {
     return find(point, "return") && !find(point, "syscall");
+  }
+
+  // Code points: the sites in the binary (debuginfo/process_points.h),
+  // kept in out.user_point for lowering.  Life events resolve later.
+  size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request, DerivedProbe& out,
+                 Diagnostics& diags) const override {
+    CodePoint code = read_code_point(point);
+    if (!code.refusal.empty()) {
+      if (!request.quiet) value_error(point, code.refusal_loc, code.refusal, diags);
+      return 0;
+    }
+    if (!code.is_code) return 1;
+    auto resolved = std::make_shared<debuginfo::ResolvedPoint>();
+    std::string why;
+    bool ok = debuginfo::resolve_process_point(code.pattern, *resolved, why);
+    if (!ok || resolved->sites.empty()) {
+      if (request.quiet) return 0;
+      const ast::ProbePointComponent& head = point.components[0];
+      diags.semantic_error(head.loc, "while resolving probe point", "identifier '" + head.functor + "'");
+      diags.semantic_error({}, why.empty() ? std::string("no match") : why);
+      return 0;
+    }
+    size_t n = resolved->sites.size();
+    out.user_point = std::move(resolved);
+    return n;
+  }
+
+  std::vector<std::string> list_points(const ast::ProbePoint& point) const override {
+    CodePoint code = read_code_point(point);
+    if (!code.is_code || !code.refusal.empty()) return ProbeProvider::list_points(point);
+    debuginfo::ResolvedPoint resolved;
+    std::string why;
+    std::vector<std::string> out;
+    if (debuginfo::resolve_process_point(code.pattern, resolved, why))
+      for (const auto& site : resolved.sites) out.push_back(site.point);
+    return out;
   }
 
  protected:

@@ -1,0 +1,224 @@
+#include "debuginfo/process_points.h"
+
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "debuginfo/binary_path.h"
+#include "debuginfo/symbol_match.h"
+
+namespace stap::debuginfo {
+
+namespace {
+
+bool glob(const std::string& pattern, const std::string& name) {
+  return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+std::string quoted(const std::string& kind, const std::string& arg) {
+  return "." + kind + "(\"" + arg + "\")";
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The executable of process(PID), canonical.
+std::string pid_executable(int64_t pid, std::string& why) {
+  std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  char buf[4096];
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+  if (n <= 0) {
+    why = "cannot find the executable of process " + std::to_string(pid) + " (" + link + ")";
+    return {};
+  }
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+class Resolver {
+ public:
+  Resolver(const ProcessPattern& p, ResolvedPoint& out, std::string prefix)
+      : p_(p), out_(out), bin_(*out.binary), prefix_(std::move(prefix)) {}
+
+  bool run(std::string& why) {
+    if (p_.kind == "function" && p_.has_address) return at_address("function", why);
+    if (p_.kind == "statement" && p_.has_address) return at_address("statement", why);
+    if (p_.kind == "function") functions();
+    if (p_.kind == "statement") statements();
+    if (p_.kind == "mark") marks();
+    if (p_.kind == "plt") plt();
+    for (const ProbeSite& s : out_.sites) {
+      if (s.offset != 0 || s.pc == 0) continue;
+      why = "cannot place a uprobe at " + hex(s.pc) + " in " + bin_.path +
+            " (outside its loaded segments)";
+      return false;
+    }
+    if (out_.sites.empty() && p_.kind == "statement") why = bin_.no_dwarf;
+    return true;
+  }
+
+ private:
+  // A site at `pc`, its uprobe offset from the file's segments (0 marks
+  // an address no segment holds; run() reports it).
+  ProbeSite& add(std::string point, std::string function, uint64_t pc) {
+    ProbeSite s;
+    s.point = std::move(point);
+    s.function = std::move(function);
+    s.pc = pc;
+    if (auto off = bin_.elf->file_offset(pc)) s.offset = *off;
+    out_.sites.push_back(std::move(s));
+    return out_.sites.back();
+  }
+
+  bool at_address(const std::string& kind, std::string& why) {
+    uint64_t pc = p_.address;
+    const ElfSymbol* sym = bin_.elf->function_at(pc);
+    const DwarfFunction* fn = bin_.dwarf ? bin_.dwarf->function_at(pc) : nullptr;
+    std::string name = fn ? fn->name : sym ? sym->name : hex(pc);
+    std::string point = prefix_ + "." + kind + "(" + hex(pc) + ")" + p_.suffix;
+    ProbeSite& s = add(point, name, pc);
+    s.fn = fn;
+    if (s.offset == 0) {
+      why = "address " + hex(pc) + " is not in a loaded segment of " + bin_.path;
+      return false;
+    }
+    return true;
+  }
+
+  void add_function(const DwarfFunction& fn) {
+    if (!added_.insert({fn.entry_pc, &fn}).second) return;
+    covered_.insert(fn.entry_pc);
+    // Assembly functions have no declaration: the line table says where.
+    std::string file = fn.decl_file;
+    int line = fn.decl_line;
+    if (file.empty())
+      if (auto at = bin_.dwarf->line_at(fn.entry_pc)) std::tie(file, line) = std::tie(at->file, at->line);
+    std::string point =
+        prefix_ + quoted("function", fn.name + "@" + file + ":" + std::to_string(line)) + p_.suffix;
+    uint64_t pc = fn.inlined ? fn.entry_pc : bin_.dwarf->function_probe_pc(fn);
+    add(point, fn.name, pc).fn = &fn;
+  }
+
+  void functions() {
+    const std::string& sfx = p_.suffix;
+    bool want_inlined = sfx.empty() || sfx == ".inline";
+    bool want_outlined = sfx != ".inline";
+    bool exported_only = sfx == ".exported";
+    if (bin_.dwarf) {
+      if (want_outlined)
+        for (const auto* fn : bin_.dwarf->match_functions(p_.spec))
+          if (!exported_only || fn->external) add_function(*fn);
+      if (want_inlined)
+        for (const auto* fn : bin_.dwarf->match_inlined(p_.spec)) add_function(*fn);
+    }
+    if (p_.spec.find('@') != std::string::npos || !want_outlined) return;
+    // Symbols: an alias of a DWARF function (malloc for __libc_malloc)
+    // is that function; a symbol where no DWARF function starts (a .cold
+    // part, assembly, no debuginfo at all) is the site itself.
+    std::map<uint64_t, const DwarfFunction*> starts;
+    if (bin_.dwarf)
+      for (const auto& fn : bin_.dwarf->functions()) starts.emplace(fn.entry_pc, &fn);
+    for (const auto* sym : match_symbols(*bin_.elf, p_.spec)) {
+      // An IFUNC symbol's address is its resolver's, not the function's
+      // (stap reads STT_FUNC only).
+      if (sym->ifunc || (exported_only && !sym->global)) continue;
+      auto fn = starts.find(sym->address);
+      if (fn != starts.end()) add_function(*fn->second);
+      else if (!covered_.count(sym->address))  // aliases: each name (lowering keeps one per address)
+        add(prefix_ + quoted("function", sym->name) + p_.suffix, sym->name, sym->address);
+    }
+  }
+
+  void statements() {
+    if (!bin_.dwarf) return;
+    FunctionSpec spec = parse_function_spec(p_.spec);
+    int first = 0, last = 0;
+    bool any_line = spec.line.empty() || spec.line == "*";
+    if (!any_line) {
+      size_t dash = spec.line.find('-');
+      first = std::atoi(spec.line.c_str());
+      last = dash == std::string::npos ? first : std::atoi(spec.line.c_str() + dash + 1);
+    }
+    for (const auto* fn : bin_.dwarf->match_functions(p_.spec)) {
+      for (const auto& [line, addr] : bin_.dwarf->function_lines(*fn)) {
+        if (!any_line && (line.line < first || line.line > last)) continue;
+        if (!spec.file.empty() && !file_matches(spec.file, line.file)) continue;
+        std::string point = prefix_ +
+                            quoted("statement", fn->name + "@" + line.file + ":" +
+                                                    std::to_string(line.line)) +
+                            p_.suffix;
+        add(point, fn->name, addr).fn = fn;
+      }
+    }
+  }
+
+  void marks() {
+    for (const auto& mark : bin_.marks) {
+      if (!glob(p_.spec, mark.name) || (!p_.provider.empty() && !glob(p_.provider, mark.provider)))
+        continue;
+      std::string point = prefix_ + (p_.provider.empty() ? "" : quoted("provider", mark.provider)) +
+                          quoted("mark", mark.name);
+      ProbeSite& s = add(point, mark.name, mark.pc);
+      s.mark = &mark;
+      if (mark.semaphore)
+        if (auto off = bin_.elf->file_offset(mark.semaphore)) s.semaphore = *off;
+    }
+  }
+
+  void plt() {
+    std::string pattern = p_.spec.empty() ? "*" : p_.spec;
+    for (const auto& entry : bin_.elf->plt_entries())
+      if (glob(pattern, entry.name))
+        add(prefix_ + quoted("plt", entry.name) + p_.suffix, entry.name, entry.address);
+  }
+
+  const ProcessPattern& p_;
+  ResolvedPoint& out_;
+  Binary& bin_;
+  std::string prefix_;
+  std::set<std::pair<uint64_t, const DwarfFunction*>> added_;
+  std::set<uint64_t> covered_;  // entry pcs that have a site
+};
+
+}  // namespace
+
+Binary* open_binary(const std::string& path, std::string& why) {
+  static std::map<std::string, std::unique_ptr<Binary>> cache;
+  auto it = cache.find(path);
+  if (it != cache.end()) return it->second.get();
+  auto b = std::make_unique<Binary>();
+  b->path = path;
+  b->elf = ElfFile::open(path, why);
+  if (!b->elf) return nullptr;
+  b->dwarf = DwarfFile::open(*b->elf, b->no_dwarf);
+  if (b->dwarf) b->elf->add_debug_symbols(b->dwarf->debug_elf());
+  b->marks = read_sdt_marks(*b->elf);
+  return cache.emplace(path, std::move(b)).first->second.get();
+}
+
+bool resolve_process_point(const ProcessPattern& p, ResolvedPoint& out, std::string& why) {
+  std::string exe = p.pid > 0 ? pid_executable(p.pid, why) : find_executable(p.process, why);
+  if (exe.empty()) return false;
+  out.process = exe;
+  out.is_return = p.suffix == ".return";
+  std::string prefix = p.pid > 0 ? "process(" + std::to_string(p.pid) + ")"
+                                 : "process(\"" + exe + "\")";
+  std::string path = exe;
+  if (!p.library.empty()) {
+    path = find_library(p.library, exe, why);
+    if (path.empty()) return false;
+    prefix += ".library(\"" + path + "\")";
+  }
+  out.binary = open_binary(path, why);
+  if (!out.binary) return false;
+  why.clear();
+  return Resolver(p, out, prefix).run(why);
+}
+
+}  // namespace stap::debuginfo
