@@ -11,7 +11,8 @@
 #   stapstatus -> lines "start" and "exit N", read by the host
 # Job files (in the per-run cpio appended by the host):
 #   /job/env   shell assignments: GUEST_CACHE_MODULES, GUEST_HOSTNAME,
-#              GUEST_9P_CACHE, GUEST_9P_MSIZE, GUEST_DEBUG, GUEST_TMP_SHARE
+#              GUEST_9P_CACHE, GUEST_9P_MSIZE, GUEST_DEBUG, GUEST_TMP_SHARE,
+#              GUEST_DUMP_AFTER, GUEST_DUMP_MARGIN
 #   /job/cmd   bash script run in the chroot (cd to the cwd, then the command)
 
 /bin/busybox --install -s /bin
@@ -117,10 +118,60 @@ mkdir -p $R/run/lock
 ip link set lo up
 [ -n "$GUEST_HOSTNAME" ] && hostname "$GUEST_HOSTNAME"
 
+# Shortly before the host's deadline (GUEST_DUMP_AFTER seconds), what
+# the guest is doing goes to the console, which the host prints when it
+# kills the guest: a stuck command is then seen from the inside.  If the
+# kernel itself is stuck, this never runs; its lockup and RCU-stall
+# detectors and the host's register samples tell that case.
+# One line per process (pid, ppid, state, CPU ticks used, start time in
+# ticks since boot, command line), with its kernel stack indented unless
+# $1 is "short"; kernel threads left out.
+dump_processes() {
+	local d c
+	for d in /proc/[0-9]*; do
+		c=
+		read -r c <"$d/cmdline" 2>/dev/null # (no newline: fails, but sets c)
+		[ -n "$c" ] || continue
+		# Fields after the ")" that ends the command name: state, ppid, ...
+		set -- "$1" $(sed 's/^.*) //' "$d/stat")
+		echo "stap-guest: dump: ${d#/proc/} ppid $3 $2 cpu $((${13} + ${14})) start ${21} $(tr '\0' ' ' <"$d/cmdline" | cut -c1-160)"
+		[ "$1" = short ] || sed 's/^/    /' "$d/stack" 2>/dev/null
+	done
+}
+dump_state() {
+	echo "stap-guest: dump: still running after $GUEST_DUMP_AFTER s (the host stops the guest in $GUEST_DUMP_MARGIN s: output after this may be newer); uptime $(cut -d' ' -f1 /proc/uptime) s; load $(cat /proc/loadavg)"
+	grep -E 'CPU|virtio|LOC' /proc/interrupts
+	# The sysrq reports (all CPUs' backtraces, blocked tasks), the console
+	# showing every level meanwhile.
+	dmesg -n 8
+	echo l >/proc/sysrq-trigger
+	echo w >/proc/sysrq-trigger
+	dmesg -n 5
+	dump_processes
+	# A task stuck in a 9p request: is the channel still answering?  A new
+	# request (a lookup that fails), then the processes again: their CPU
+	# ticks tell a slow guest from a stuck one.
+	(stat /newroot/.stap-guest-dump-probe >/dev/null 2>&1; echo "stap-guest: dump: a new 9p request was answered") &
+	sleep 3
+	echo "stap-guest: dump: 3 s later: uptime $(cut -d' ' -f1 /proc/uptime) s"
+	grep -E 'CPU|virtio' /proc/interrupts
+	dump_processes short
+	echo "stap-guest: dump: end"
+}
+dumper=
+if [ "${GUEST_DUMP_AFTER:-0}" -gt 0 ]; then
+	# The host counts from qemu's start, the boot included.
+	read -r up _ </proc/uptime
+	up=$((GUEST_DUMP_AFTER - ${up%.*}))
+	(sleep $((up > 1 ? up : 1)) && dump_state) &
+	dumper=$!
+fi
+
 step command
 echo start >"$st"
 env -i /bin/chroot $R /bin/bash -c "$(cat /job/cmd)" </dev/null >"$out" 2>"$err"
 rc=$?
+[ -z "$dumper" ] || kill "$dumper" 2>/dev/null
 step "exit $rc"
 sync
 echo "exit $rc" >"$st"

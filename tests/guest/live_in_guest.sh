@@ -23,16 +23,18 @@ cases=(
   tapset_sched_kfunc task_current_kernel
 )
 cd "$root" || exit 1
-# The whole list takes about 4 minutes.  Twice (stats_kernel once, then
-# hist_kernel once) the guest stopped making progress with both vCPUs busy
-# and no case's own deadline firing, so the guest kernel itself was stuck;
-# not reproduced since.  Until that is found, a guest that times out is
-# said loudly and run once more: a second hang fails the suite.
+# The whole list takes about 4 minutes.  Three times in CI (in
+# stats_kernel, in hist_kernel, after syscall_argstr) the guest stopped
+# making progress and no case's own deadline fired.  A guest that times out
+# now reports where it was (run_in_guest.sh: the guest's dump of its
+# processes and kernel stacks, lockup and RCU-stall reports, the host's
+# vCPU samples; tests/guest/README.md, Debugging); the list is then run
+# once more, and a second timeout fails the suite.
 export STAP_GUEST_TIMEOUT=${STAP_GUEST_TIMEOUT:-480}
 "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
 status=$?
 if [ "$status" -eq 124 ]; then
-  echo "live_in_guest: THE GUEST HUNG (timed out after ${STAP_GUEST_TIMEOUT} s); running the list once more"
+  echo "live_in_guest: THE GUEST TIMED OUT after ${STAP_GUEST_TIMEOUT} s (hung, or far too slow: its dump above tells); running the list once more"
   "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
   status=$?
 fi

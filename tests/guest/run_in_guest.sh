@@ -207,6 +207,9 @@ if [ ! -e "$initrd" ]; then
   rm -rf "$stage"
   find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "initramfs-$key.cpio" -delete
 fi
+# Held open: a run with another version of these scripts may replace the
+# cached initramfs once the lock is released.
+exec 7<"$initrd"
 flock -u 8
 exec 8>&-
 
@@ -234,6 +237,15 @@ on_signal() { # exit-code
 trap 'on_signal 129' HUP
 trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
+
+# Before the deadline the guest dumps its state to the console and the
+# host samples the vCPUs' registers: a quarter of the time, at most 30 s.
+dump_after=0 margin=0
+case $timeout_s in
+  *[!0-9]* | '') ;; # timeout(1)'s other forms (5m, 1.5): no dump
+  *) margin=$((timeout_s / 4 > 30 ? 30 : timeout_s / 4))
+     [ "$margin" -lt 2 ] || dump_after=$((timeout_s - margin)) ;;
+esac
 
 mkdir -p "$job/cpio/job"
 cwd=$(pwd -P)
@@ -264,6 +276,8 @@ esac
   printf 'GUEST_9P_CACHE=%q\n' "$p9cache"
   printf 'GUEST_9P_MSIZE=%q\n' 512000
   printf 'GUEST_DEBUG=%q\n' "$verbose"
+  printf 'GUEST_DUMP_AFTER=%q\n' "$dump_after"
+  printf 'GUEST_DUMP_MARGIN=%q\n' "$margin"
   # The guest's /tmp is its own tmpfs; a cwd under /tmp/X keeps /tmp/X, and
   # so does this project's tree when it lives there (a CI clone in /tmp).
   tmp_shares=""
@@ -278,7 +292,8 @@ esac
 # The per-run files ride in a second cpio appended to the cached one (the
 # kernel unpacks concatenated archives in turn).
 (cd "$job/cpio" && find job | cpio -o -H newc -R 0:0 --quiet) >"$job/job.cpio"
-cat "$initrd" "$job/job.cpio" >"$job/initrd"
+cat - "$job/job.cpio" <&7 >"$job/initrd"
+exec 7<&-
 
 # ------------------------------------------------------------------ the run
 tsc_khz=${STAP_GUEST_TSC_KHZ:-}
@@ -294,11 +309,18 @@ if [ -z "$tsc_khz" ]; then
 fi
 [ -n "$tsc_khz" ] && [ "$tsc_khz" -gt 0 ] || die "cannot tell the host TSC rate; set STAP_GUEST_TSC_KHZ"
 
-cmdline="console=ttyS0 quiet loglevel=1 panic=-1 reboot=t rdinit=/init"
+# loglevel=5: the console shows errors and warnings with their register
+# dumps and call traces (a quiet boot prints 2 such lines), so a guest that
+# hangs says why: the soft-lockup detector (20 s; every CPU's backtrace),
+# RCU stalls (21 s), hung tasks (120 s).  The perf NMI watchdog has no PMU
+# under TCG (nmi_watchdog=0).  nokaslr lets the host name the functions in
+# its register samples (from the kernel's kallsyms).
+cmdline="console=ttyS0 quiet loglevel=5 panic=-1 reboot=t rdinit=/init"
 # lpj (= tsc_khz * 1000 / HZ) spares the second CPU its delay-loop calibration.
 hz=$(sed -n 's/^CONFIG_HZ=//p' "$kdir/root/boot/config-$kver")
 cmdline+=" tsc_early_khz=$tsc_khz tsc=reliable lpj=$((tsc_khz * 1000 / ${hz:-250})) no_timer_check pci=off mitigations=off"
-cmdline+=" i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd nowatchdog"
+cmdline+=" i8042.noaux i8042.nomux i8042.nopnp i8042.dumbkbd"
+cmdline+=" nmi_watchdog=0 softlockup_all_cpu_backtrace=1 nokaslr"
 # The crypto self-tests cost about 0.6 s of boot under TCG.
 cmdline+=" cryptomgr.notests initcall_blacklist=crypto_kdf108_init"
 cmdline+=" ${STAP_GUEST_APPEND:-}"
@@ -315,7 +337,7 @@ if [ -z "$tcg_thread" ]; then
   fi
 fi
 
-mkfifo "$job/out" "$job/err" "$job/status"
+mkfifo "$job/out" "$job/err" "$job/status" "$job/mon.in" "$job/mon.out"
 # A reader that cannot write (stdout closed early, as in `| head`) stops the
 # guest: the command would otherwise run on with its output thrown away.
 stop_guest() {
@@ -329,6 +351,26 @@ while IFS= read -r line; do
   echo "$(now) $line"
 done <"$job/status" >"$job/status.log" &
 status_reader=$!
+cat "$job/mon.out" >"$job/monitor.log" &
+
+# Two samples through qemu's monitor, 2 s apart, after the guest's own
+# dump began, kept for a timeout's report: every vCPU's registers and
+# stack, the interrupt controllers, the 9p device's queue.
+sample_cpus() {
+  local i p9=/machine/peripheral-anon/device[0]
+  {
+    for ((i = 0; i < cpus; i++)); do
+      printf 'cpu %d\ninfo registers\nx/48gx $sp\n' "$i"
+    done
+    printf 'info pic\ninfo virtio-status %s\ninfo virtio-queue-status %s 0\n' "$p9" "$p9"
+  } 1<>"$job/mon.in" # read-write: never blocks, even with qemu gone
+}
+sampler=
+if [ "$dump_after" -gt 0 ]; then
+  # (stderr: a killed sleep would be reported "Terminated")
+  { sleep $((dump_after + margin / 2)) && sample_cpus && sleep 2 && sample_cpus; } 2>/dev/null &
+  sampler=$!
+fi
 
 t_qemu=$(now)
 rc_qemu=0
@@ -344,23 +386,101 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
   -chardev "file,id=out,path=$job/out" -device virtserialport,chardev=out,name=stapout,nr=1 \
   -chardev "file,id=err,path=$job/err" -device virtserialport,chardev=err,name=staperr,nr=2 \
   -chardev "file,id=status,path=$job/status" -device virtserialport,chardev=status,name=stapstatus,nr=3 \
+  -chardev "pipe,id=mon,path=$job/mon" -mon chardev=mon,mode=readline \
   </dev/null >"$job/qemu.log" 2>&1 &
 qemu_job=$!
 wait "$qemu_job" || rc_qemu=$?
 qemu_job=
 t_end=$(now)
+if [ -n "$sampler" ]; then
+  pkill -P "$sampler" 2>/dev/null || true # its sleep
+  kill "$sampler" 2>/dev/null || true
+fi
 
 # If qemu died before opening a FIFO, its reader still waits in open():
 # an open for read-write never blocks and lets it see the end.
-for f in out err status; do
+for f in out err status mon.out; do
   exec 9<>"$job/$f"
   exec 9>&-
 done
 wait
 
+# The vCPU samples from the monitor's log: each CPU's RIP and the kernel
+# text addresses on its stack, named from the guest kernel's kallsyms
+# (Debian ships no System.map; the guest runs without KASLR and init loads
+# the same modules in the same order, so one boot's /proc/kallsyms, kept in
+# the cache, names every boot's kernel and init's modules; other modules
+# and BPF programs are only "module area").
+show_cpu_samples() {
+  [ -s "$job/monitor.log" ] || return 0
+  local map=$kdir/kallsyms
+  # One more boot, once per kernel (a minute or two on a loaded host), and
+  # never from within that boot.
+  if [ ! -s "$map" ] && [ "${STAP_GUEST_KALLSYMS_RUN:-}" != 1 ]; then
+    echo "$me: reading the guest kernel's symbols for the samples (once)" >&2
+    STAP_GUEST_KALLSYMS_RUN=1 STAP_GUEST_TIMEOUT=300 STAP_GUEST_APPEND= STAP_GUEST_KEEP=0 \
+      "${BASH_SOURCE[0]}" cat /proc/kallsyms 2>/dev/null | LC_ALL=C sort >"$map.tmp.$$" &&
+      [ "${PIPESTATUS[0]}" = 0 ] && mv "$map.tmp.$$" "$map" || rm -f "$map.tmp.$$"
+  fi
+  echo "$me: ---- samples (qemu monitor): vCPUs (stack words that are kernel text), IOAPIC, 9p queue ----" >&2
+  tr -d '\r' <"$job/monitor.log" | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' |
+    awk -v map="$map" '
+      # Addresses are 16 lowercase hex digits: compared as strings; the
+      # offset from the low 8 (a double holds them exactly).
+      function low(h,   v, i) {
+        v = 0
+        for (i = 9; i <= 16; i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+        return v
+      }
+      function sym(h,   lo, hi, mid) {
+        h = tolower(h)
+        if (length(h) != 16) return ""
+        modarea = h >= "ffffffffa0000000" && h < "ffffffffff000000"
+        if (!modarea && (h < stext || h >= etext)) return ""
+        lo = 1; hi = n
+        while (lo < hi) { mid = int((lo + hi + 1) / 2); if (addr[mid] <= h) lo = mid; else hi = mid - 1 }
+        # In the module area, far past the nearest symbol is another module
+        # or a BPF program.
+        if (modarea && (addr[lo] < "ffffffffa0000000" || low(h) - low(addr[lo]) > 65536))
+          return "(module area)"
+        return sprintf("%s+0x%x%s", name[lo], low(h) - low(addr[lo]), mod[lo])
+      }
+      BEGIN {
+        while ((getline line < map) > 0) {
+          split(line, f, " ")
+          if (f[2] !~ /^[tTwW]$/) continue
+          addr[++n] = f[1]; name[n] = f[3]; mod[n] = (f[4] == "" ? "" : " " f[4])
+          if (f[3] == "_stext") stext = f[1]
+          if (f[3] == "_etext") etext = f[1]
+        }
+      }
+      /^CPU#[0-9]+$/ { cpu = substr($1, 5) }
+      /^RIP=/ {
+        split($1, r, "="); rip = r[2]
+        line = $0; sub(/^RIP=[0-9a-f]+ RFL=[0-9a-f]+ \[[^]]*\] /, "", line)
+        s = sym(rip)
+        printf "cpu %s: RIP %s %s  %s\n", cpu, rip, (s == "" ? "(not kernel text)" : s), line
+      }
+      /^[0-9a-f]+: 0x/ {
+        for (i = 2; i <= NF; i++) if ((s = sym(substr($i, 3))) != "") printf "    %s %s\n", substr($i, 3), s
+      }
+      /^ioapic|IRR|^  pin .* level|^  (device_name|isr|inuse|used_idx|signalled_used|last_avail_idx|shadow_avail_idx):/
+      ' >&2
+}
+
 show_console() {
-  echo "$me: ---- last lines of the guest console ----" >&2
-  tail -n 40 "$job/console.log" >&2 2>/dev/null || true
+  # A hang leaves reports (the guest's dump, lockups, stalls): print from
+  # the first on, else the last lines.
+  local first
+  first=$(grep -nE 'stap-guest: dump:|BUG:|INFO: |rcu: |watchdog: |WARNING:|Call Trace:' \
+    "$job/console.log" 2>/dev/null | head -n1 | cut -d: -f1) || true
+  if [ -n "$first" ]; then
+    echo "$me: ---- the guest console from its first report (line $first) ----" >&2
+    tail -n +"$first" "$job/console.log" | head -n 600 >&2
+  else
+    echo "$me: ---- last lines of the guest console ----" >&2
+    tail -n 40 "$job/console.log" >&2 2>/dev/null || true
+  fi
   if [ -s "$job/qemu.log" ]; then
     echo "$me: ---- qemu ----" >&2
     tail -n 20 "$job/qemu.log" >&2
@@ -389,6 +509,7 @@ fi
 if [ -z "$rc" ] && { [ "$rc_qemu" = 124 ] || [ "$rc_qemu" = 137 ]; }; then
   echo "$me: guest timed out after ${timeout_s} s (STAP_GUEST_TIMEOUT); command: $*" >&2
   show_console
+  show_cpu_samples
   exit 124
 fi
 if [ -z "$rc" ]; then
