@@ -97,10 +97,14 @@ enum stap_record_kind {
 #define STAP_STACK_PROCESS 4u /* payload = a process whose first user stack
                                  was captured: read its mappings now */
 
-/* The stack map (BPF_MAP_TYPE_STACK_TRACE, value MAXBACKTRACE x 8 bytes)
- * that stack codes index, and a 1-entry ARRAY counting captures the map
- * refused (full, or two stacks in one bucket). */
+/* The stacks kernel context captured (bpf_runtime/stacks.c): an ARRAY
+ * indexed by the stack id a stack code holds, value MAXBACKTRACE x 8
+ * bytes (the frames, innermost first, zeros after the last); a HASH from
+ * the frames' 64-bit hash (stack_hash.h) to the id; and a 2-entry ARRAY
+ * of __u64: [0] captures lost (no id left, or a different stack with the
+ * same hash), [1] the next id to hand out. */
 #define STAP_STACKS_MAP "stap_stacks"
+#define STAP_STACK_IDS_MAP "stap_stack_ids"
 #define STAP_STACKS_LOST_MAP "stap_stacks_lost"
 /* HASH of the processes (tgid, 8 bytes) whose user stacks were captured. */
 #define STAP_UPIDS_MAP "stap_upids"

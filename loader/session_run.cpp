@@ -501,7 +501,7 @@ int Session::finish() {
   }
   if (uint64_t lost = stacks_->lost_captures())
     warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "
-         "another stack in the bucket): they count as \"\". Try -D MAXMAPENTRIES=N to enlarge it.");
+         "very rarely a hash collision): they count as \"\". Try -D MAXMAPENTRIES=N to enlarge it.");
   const stap_globals_header& h = store_->header();
   int64_t errors = total_errors();
   if (errors > 0 || h.skipped > 0)

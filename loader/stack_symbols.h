@@ -42,8 +42,9 @@ class StackSymbols : public ir::StackCodec {
  public:
   explicit StackSymbols(size_t maxstringlen) : maxstringlen_(maxstringlen) {}
 
-  // The loaded object's maps (STAP_STACKS_MAP, STAP_STACKS_LOST_MAP); -1
-  // when the object has none.  MAXBACKTRACE is the stack map's value size / 8.
+  // The loaded object's maps (STAP_STACKS_MAP: frames by stack id,
+  // STAP_STACKS_LOST_MAP: [0] the lost captures); -1 when the object has
+  // none.  MAXBACKTRACE is the stack map's value size / 8.
   void set_maps(int stacks_fd, uint32_t value_size, int lost_fd);
   uint64_t lost_captures() const;
 

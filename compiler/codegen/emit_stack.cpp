@@ -1,20 +1,24 @@
 // Stacks and symbols in kernel context: the kernel captures, the runtime
 // names (loader/stack_symbols.h).
 //
-// A stack is captured with bpf_get_stackid into the object's stack map
-// (STAP_STACKS_MAP, BPF_MAP_TYPE_STACK_TRACE, MAXBACKTRACE frames a
-// value), and what the script sees is a stack code (compiler/ir/key_codes.h):
-// 8 bytes saying which stack, whose process, and what text it stands for.
+// A stack is captured with bpf_get_stack into a scratch slot and stored
+// in the object's own stack maps (bpf_runtime/stacks.c): an id per
+// distinct stack, the frames by id in STAP_STACKS_MAP (MAXBACKTRACE
+// frames a value).  What the script sees is a stack code
+// (compiler/ir/key_codes.h): 8 bytes saying which stack, whose process,
+// and what text it stands for.
 //  - As an array key (s[backtrace()] <<< 1) the code is the key: 8 bytes
 //    to hash instead of a string of addresses, and the whole stack kept
 //    whatever MAXSTRINGLEN is (the folded-stack output uses all of it).
 //  - print_backtrace(), print_ubacktrace() and print_[u]stack of one of the
 //    stack builtins write a STAP_REC_STACK record with the code;
 //    print_[u]stack(s) of any other string sends the string.
-// Identical stacks share one id (the map hashes the frames), so codes
-// aggregate exactly as the strings would.  A capture the map refuses
-// (full, or a different stack already in the bucket) gives the empty
-// stack "" and is counted in STAP_STACKS_LOST_MAP for the closing warning.
+// Identical stacks share one id and different stacks never do (the frames
+// are compared), so codes aggregate exactly as the strings would.  A
+// capture with no id left gives the empty stack "" and is counted in
+// STAP_STACKS_LOST_MAP for the closing warning.
+#include <algorithm>
+
 #include <llvm/IR/Instructions.h>
 
 #include "bpf_runtime/stap_layout.h"
@@ -27,18 +31,22 @@ using namespace llvm;
 
 namespace {
 
-constexpr int kGetStackid = 27;          // bpf_get_stackid
 constexpr int kGetStack = 67;            // bpf_get_stack
-constexpr unsigned kMapStackTrace = 7;   // BPF_MAP_TYPE_STACK_TRACE
 constexpr int64_t kUserStackFlag = 1 << 8;  // BPF_F_USER_STACK
-// Stack map buckets: the map is a hash table without chaining, so it is
-// kept sparse (collisions lose the later stack).  Preallocated: 16384
-// entries of 20 frames are about 3 MiB.
-constexpr unsigned kMinStackEntries = 16384;
+// Stack ids: exact storage, so no head room is needed beyond the stacks a
+// script keeps (a stack-keyed array holds MAXMAPENTRIES) and prints; ids
+// are never reused.  The array of 16384 stacks of 20 frames is 2.5 MiB,
+// the id hash about 1 MiB.  A stack code has 24 bits for the id.
+constexpr int64_t kMinStackEntries = 16384;
+constexpr int64_t kMaxStackEntries = int64_t{1} << 24;
 // struct pt_regs (x86_64), at the start of a perf event program's context.
 constexpr int64_t kRegIp = 128, kRegCs = 136;
 constexpr unsigned kMaxProcesses = 8192;
 constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
+
+int64_t stack_entries(const ir::Limits& limits) {
+  return std::clamp<int64_t>(limits.maxmapentries * 2, kMinStackEntries, kMaxStackEntries);
+}
 
 bool user_side(const std::string& f) {
   return f == "ubacktrace" || f == "ucallers" || f == "sprint_ubacktrace" || f == "usymname";
@@ -48,10 +56,11 @@ bool user_side(const std::string& f) {
 
 void ProgramEmitter::ensure_stack_maps() {
   if (ms_.stack_map) return;
-  unsigned entries = unsigned(std::max<int64_t>(kMinStackEntries, ms_.ir.limits.maxmapentries * 4));
-  ms_.stack_map = m_.add_map({STAP_STACKS_MAP, kMapStackTrace, entries, 0, 4,
-                              unsigned(8 * ms_.ir.limits.maxbacktrace)});
-  ms_.stack_lost_map = m_.add_map({STAP_STACKS_LOST_MAP, kMapArray, 1, 0, 4, 8});
+  auto entries = unsigned(stack_entries(ms_.ir.limits));
+  auto frames_size = unsigned(8 * ms_.ir.limits.maxbacktrace);
+  ms_.stack_map = m_.add_map({STAP_STACKS_MAP, kMapArray, entries, 0, 4, frames_size});
+  m_.add_map({STAP_STACK_IDS_MAP, kMapHash, entries, 0, 8, 4});
+  ms_.stack_lost_map = m_.add_map({STAP_STACKS_LOST_MAP, kMapArray, 2, 0, 4, 8});
   ms_.upids_map = m_.add_map({STAP_UPIDS_MAP, kMapHash, kMaxProcesses, 0, 8, 8});
 }
 
@@ -101,19 +110,24 @@ Value* ProgramEmitter::stack_code(const ir::Node* n) {
   return capture_stack(in_user, form);
 }
 
-// bpf_get_stackid of this context's kernel or (in_user) user stack, as a
-// code of the given form; -1 (the empty string) when there is none.
+// The id (bpf_runtime/stacks.c) of this context's kernel or (in_user)
+// user stack, as a code of the given form; -1 (the empty string) when
+// there is none or it was lost.
 Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   ensure_stack_maps();
   Value* flags = b_.CreateSelect(in_user, i64c(kUserStackFlag), i64c(0));
-  Value* id = helper(kGetStackid, m_.i64, {ctx_, ms_.stack_map, flags});
+  int64_t depth = ms_.ir.limits.maxbacktrace;
+  Value* buf = scratch_slot(uint32_t(8 * depth));
+  Value* id = runtime_call("stp_stack_id", m_.i64,
+                           {ctx_, buf, i64c(depth), flags, m_.module().getNamedGlobal(STAP_STACK_IDS_MAP), ms_.stack_map,
+                            ms_.stack_lost_map, i64c(stack_entries(ms_.ir.limits))});
   Value* tgid = b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32);
   Value* code = b_.CreateOr(i64c(ir::kStackTag), b_.CreateAnd(id, i64c(0xffffff)));
   code = b_.CreateOr(code, b_.CreateShl(form, 56));
   if (in_user != b_.getFalse()) {
     BasicBlock* tell = block("stack_user");
     BasicBlock* after = block("stack_user_done");
-    b_.CreateCondBr(in_user, tell, after);
+    b_.CreateCondBr(b_.CreateAnd(in_user, b_.CreateICmpSGE(id, i64c(0))), tell, after);
     b_.SetInsertPoint(tell);
     announce_process(tgid);
     b_.CreateBr(after);
@@ -121,31 +135,7 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   }
   Value* user_bits = b_.CreateOr(i64c(ir::kStackUser), b_.CreateShl(tgid, 24));
   code = b_.CreateOr(code, b_.CreateSelect(in_user, user_bits, i64c(0)));
-  BasicBlock* failed = block("stack_lost");
-  BasicBlock* done = block("stack_done");
-  BasicBlock* here = b_.GetInsertBlock();
-  Value* bad = b_.CreateICmpSLT(id, i64c(0));
-  b_.CreateCondBr(bad, failed, done);
-  b_.SetInsertPoint(failed);
-  // No user stack (a kernel thread) is EFAULT: nothing lost then.
-  BasicBlock* count = block("stack_count");
-  b_.CreateCondBr(b_.CreateICmpEQ(id, i64c(-14)), done, count);
-  b_.SetInsertPoint(count);
-  AllocaInst* zero = m_.entry_alloca(m_.i32, "stack_key");
-  b_.CreateStore(b_.getInt32(0), zero);
-  Value* slot = helper(kMapLookupElem, m_.ptr, {ms_.stack_lost_map, zero});
-  BasicBlock* inc = block("stack_lost_inc");
-  b_.CreateCondBr(b_.CreateIsNull(slot), done, inc);
-  b_.SetInsertPoint(inc);
-  atomic_inc(slot);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  PHINode* out = b_.CreatePHI(m_.i64, 4);
-  out->addIncoming(code, here);
-  out->addIncoming(i64c(-1), failed);
-  out->addIncoming(i64c(-1), count);
-  out->addIncoming(i64c(-1), inc);
-  return out;
+  return b_.CreateSelect(b_.CreateICmpSLT(id, i64c(0)), i64c(-1), code);
 }
 
 // Whether the sampled context was in user mode: a perf event's registers
