@@ -331,7 +331,8 @@ static bool has_location_at(Dwarf_Die* die, uint64_t pc) {
   return dwarf_getlocation_addr(&attr, pc, &ops, &count, 1) == 1 && count > 0;
 }
 
-std::vector<DwarfVariable> DwarfFile::variables_at(const DwarfFunction& fn, uint64_t pc) const {
+std::vector<DwarfVariable> DwarfFile::variables_at(const DwarfFunction& fn, uint64_t pc,
+                                                  bool located_only) const {
   std::vector<Dwarf_Die> chain{fn.die};
   for (bool deeper = true; deeper && chain.size() < 32;) {
     deeper = false;
@@ -354,7 +355,7 @@ std::vector<DwarfVariable> DwarfFile::variables_at(const DwarfFunction& fn, uint
       if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) continue;
       const char* name = dwarf_diename(&child);
       Type type = type_of(&child);
-      if (!name || type.is_void || !has_location_at(&child, pc)) continue;
+      if (!name || type.is_void || (located_only && !has_location_at(&child, pc))) continue;
       out.push_back({.name = name, .type = type, .is_parameter = tag == DW_TAG_formal_parameter,
                      .die = child});
     } while (dwarf_siblingof(&child, &child) == 0);

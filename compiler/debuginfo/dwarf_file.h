@@ -89,8 +89,26 @@ class DwarfFile {
   // The variables a probe at `pc` in fn sees, as stap lists them: the
   // scopes holding pc innermost first (lexical blocks, then the function),
   // each scope's parameters and variables in DWARF order, only those with
-  // a type and a location (or constant value) at pc.
-  std::vector<DwarfVariable> variables_at(const DwarfFunction& fn, uint64_t pc) const;
+  // a type and a location (or constant value) at pc (with `located_only`
+  // false, those without a location there too: stap's $$vars shows them
+  // as "name=?").
+  std::vector<DwarfVariable> variables_at(const DwarfFunction& fn, uint64_t pc,
+                                          bool located_only = true) const;
+
+  // dwarf_globals.cpp: variables and types outside functions.
+  // A file-scope variable `name` of the compilation unit `cu`, or of any
+  // unit whose name matches the glob `file` (file_matches; any unit when
+  // empty and cu is null); its definition, not a declaration.
+  std::optional<DwarfVariable> global_variable(const std::string& name, const Dwarf_Die* cu,
+                                               const std::string& file = "") const;
+  // The names of cu's file-scope variables (for suggestions).
+  std::vector<std::string> global_names(const Dwarf_Die& cu) const;
+  // A named type as @cast names it: "struct foo", "union u", "enum e",
+  // "class C", or a bare name (struct, union, class, typedef, enum or
+  // base type); the first complete definition in any unit.
+  std::optional<Type> find_type(const std::string& name) const;
+  // The location of a file-scope variable (a DW_OP_addr or a constant).
+  std::optional<Location> global_location(const DwarfVariable& var, std::string& why) const;
 
   // Where a .function probe goes, as stap places it: after the prologue
   // (prologue_end) when fn's variables have no location lists (unoptimized

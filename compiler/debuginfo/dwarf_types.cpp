@@ -209,6 +209,55 @@ static void describe_bitfield(Dwarf_Die* die, Member& m) {
   m.storage_size = static_cast<uint32_t>(storage);
 }
 
+std::vector<Member> members(Type t) {
+  std::vector<Member> out;
+  Type composite = strip_type(t);
+  Dwarf_Die child;
+  if (composite.is_void || !is_composite(dwarf_tag(&composite.die)) ||
+      dwarf_child(&composite.die, &child) != 0)
+    return out;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag != DW_TAG_member && tag != DW_TAG_inheritance) continue;
+    Dwarf_Attribute attr;
+    Dwarf_Word offset = 0;
+    bool located = dwarf_attr(&child, DW_AT_data_member_location, &attr) != nullptr;
+    if (located && dwarf_formudata(&attr, &offset) != 0) continue;
+    // A union's members have no location: they all start at 0.  A static
+    // member of a struct or class has none either, and is not in the object.
+    if (!located && dwarf_tag(&composite.die) != DW_TAG_union_type &&
+        dwarf_hasattr(&child, DW_AT_external))
+      continue;
+    const char* name = dwarf_diename(&child);
+    Member m{.name = tag == DW_TAG_member && name ? name : "", .type = type_of(&child),
+             .offset = offset};
+    describe_bitfield(&child, m);
+    out.push_back(m);
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return out;
+}
+
+static uint64_t base_encoding(Type t) {
+  t = strip_type(t);
+  if (t.is_void || dwarf_tag(&t.die) != DW_TAG_base_type) return 0;
+  return attr_udata(&t.die, DW_AT_encoding, 0);
+}
+
+bool type_is_char(Type t) {
+  uint64_t e = base_encoding(t);
+  return e == DW_ATE_signed_char || e == DW_ATE_unsigned_char || e == DW_ATE_UTF;
+}
+
+bool type_is_float(Type t) {
+  uint64_t e = base_encoding(t);
+  return e == DW_ATE_float || e == DW_ATE_complex_float;
+}
+
+bool type_is_declaration(Type t) {
+  t = strip_type(t);
+  return !t.is_void && is_composite(dwarf_tag(&t.die)) && dwarf_hasattr(&t.die, DW_AT_declaration);
+}
+
 static std::optional<Member> search(Dwarf_Die* composite, const std::string& name, uint64_t base,
                                     int depth) {
   Dwarf_Die child;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stap::debuginfo {
 
@@ -52,6 +53,12 @@ bool type_signed(Type t);
 Type target_type(Type t);
 // The element count of an array's first dimension, if known.
 std::optional<uint64_t> array_count(Type t);
+// Base types by encoding (typedefs stripped): a character type
+// (DW_ATE_signed_char/unsigned_char, UTF) and a floating-point one.
+bool type_is_char(Type t);
+bool type_is_float(Type t);
+// A struct/union/class only declared here (its members are elsewhere).
+bool type_is_declaration(Type t);
 
 struct Member {
   std::string name;
@@ -67,5 +74,9 @@ struct Member {
 // pointer to one is followed once, as `$p->name` does).  nullopt with
 // `why` set when `t` is not a composite or has no such member.
 std::optional<Member> find_member(Type t, const std::string& name, std::string& why);
+// The data members of the struct, union or class `t` (typedefs stripped)
+// in declaration order: anonymous members and base classes as unnamed
+// members of their own type, static members left out.
+std::vector<Member> members(Type t);
 
 }  // namespace stap::debuginfo

@@ -101,7 +101,10 @@ class Resolver {
       if (auto at = bin_.dwarf->line_at(fn.entry_pc)) std::tie(file, line) = std::tie(at->file, at->line);
     std::string point =
         prefix_ + quoted("function", fn.name + "@" + file + ":" + std::to_string(line)) + p_.suffix;
-    uint64_t pc = fn.inlined ? fn.entry_pc : bin_.dwarf->function_probe_pc(fn);
+    // A .return's uretprobe must be where the return address is still on
+    // top of the stack: the function's first instruction.
+    bool at_entry = fn.inlined || p_.suffix == ".return";
+    uint64_t pc = at_entry ? fn.entry_pc : bin_.dwarf->function_probe_pc(fn);
     add(point, fn.name, pc).fn = &fn;
   }
 

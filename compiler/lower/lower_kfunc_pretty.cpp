@@ -22,9 +22,6 @@
 
 namespace stap::lower {
 
-using kernel::KernelBtf;
-using kernel::TypeKind;
-
 namespace {
 
 constexpr size_t kMaxValues = 32;  // stap's limit per pretty-printed value (PR10750)
@@ -105,8 +102,8 @@ class Printer {
   }
 
   void recurse(const Place& p, bool top) {
-    kernel::Type t = KernelBtf::strip(p.type);
-    switch (KernelBtf::kind(t)) {
+    TType t = types::strip(p.type);
+    switch (types::kind(t)) {
       case TypeKind::integer:
       case TypeKind::enum_: base(p, t); return;
       case TypeKind::pointer: pointer(p, t, top); return;
@@ -137,24 +134,25 @@ class Printer {
     ++values_;
     return true;
   }
-  void base(const Place& p, kernel::Type t) {
-    if (p.bit_size) push(KernelBtf::is_signed(t) ? "%i" : "%u", p);  // always numbers
-    else if (KernelBtf::is_char(t) && push("%s", p))  // stap's '%#c'
+  void base(const Place& p, TType t) {
+    if (p.bit_size) push(types::is_signed(t) ? "%i" : "%u", p);  // always numbers
+    else if (types::is_char(t) && push("%s", p))  // stap's '%#c'
       args_.back() = call_function(l_, l_.quoted_char_function(), args_.back());
-    else if (KernelBtf::kind(t) == TypeKind::enum_) push("%i", p);
-    else push(KernelBtf::is_signed(t) ? "%i" : "%u", p);
+    else if (types::kind(t) == TypeKind::enum_) push("%i", p);
+    else push(types::is_signed(t) ? "%i" : "%u", p);
   }
-  // char* and char[]: the string (kernel memory, else user memory), quoted.
-  bool chars(const Place& p, kernel::Type elem) {
-    if (!KernelBtf::is_char(KernelBtf::strip(elem)) ||
-        KernelBtf::kind(KernelBtf::strip(elem)) != TypeKind::integer)
+  // char* and char[]: the string, quoted (a kernel type's from kernel
+  // memory, else user memory; a user type's from user memory).
+  bool chars(const Place& p, TType elem) {
+    if (!types::is_char(types::strip(elem)) || types::kind(types::strip(elem)) != TypeKind::integer)
       return false;
-    if (push("%s", p)) args_.back() = call_function(l_, l_.quoted_string_function(), args_.back());
+    if (push("%s", p))
+      args_.back() = call_function(l_, l_.quoted_string_function(elem.user()), args_.back());
     return true;
   }
-  void pointer(const Place& p, kernel::Type t, bool top) {
-    kernel::Type to = KernelBtf::pointee(t);
-    if (to.id != 0) {
+  void pointer(const Place& p, TType t, bool top) {
+    TType to = types::pointee(t);
+    if (!to.is_void()) {
       if (chars(p, to)) return;
       if (top) {
         ir::Node* target = path_.pointer_value(p);
@@ -164,12 +162,12 @@ class Printer {
     }
     push("%p", p);
   }
-  void array(const Place& p, kernel::Type t, bool top) {
+  void array(const Place& p, TType t, bool top) {
     if (!top && !full_) {
       format_ += "[...]";
       return;
     }
-    kernel::Type elem = KernelBtf::element(t);
+    TType elem = types::element(t);
     if (chars(p, elem)) return;
     // stap prints the first element only, whatever the length.
     format_ += "[";
@@ -178,7 +176,7 @@ class Printer {
     recurse(first, false);
     format_ += ", ...]";
   }
-  void aggregate(const Place& p, kernel::Type t, bool top) {
+  void aggregate(const Place& p, TType t, bool top) {
     format_ += "{";
     if (top || full_) {
       int count = 0;
@@ -188,15 +186,15 @@ class Printer {
     }
     format_ += "}";
   }
-  void members(const Place& p, kernel::Type t, int& count) {
-    for (const kernel::Member& m : KernelBtf::members(t)) {
+  void members(const Place& p, TType t, int& count) {
+    for (const TMember& m : types::members(t)) {
       if (++count > 1) format_ += ", ";
       if (values_ >= kMaxValues) {
         format_ += "...";
         return;
       }
       if (!m.name.empty()) format_ += "." + m.name;
-      else if (KernelBtf::kind(m.type) == TypeKind::union_) format_ += "<union>";
+      else if (types::kind(m.type) == TypeKind::union_) format_ += "<union>";
       else format_ += "<class>";  // stap's words for an anonymous struct
       format_ += "=";
       recurse(path_.member_place(p, m), false);
@@ -214,18 +212,25 @@ class Printer {
 
 }  // namespace
 
-int Lowerer::quoted_string_function() {
-  if (quoted_string_fn_ >= 0) return quoted_string_fn_;
-  // stap's kernel_or_user_string_quoted(addr).
+int Lowerer::quoted_string_function(bool user) {
+  int& fn = user ? quoted_user_string_fn_ : quoted_string_fn_;
+  if (fn >= 0) return fn;
   uint32_t site = location(SourceLoc{}, "pretty-printed string");
   ir::Node* addr = local(*this, 0, ir::Type::long_);
-  ir::Node* kernel = builtin(*this, "string_quoted", ir::Type::string,
-                             {builtin(*this, "kernel_string", ir::Type::string, {addr}, site)}, 0);
-  ir::Node* user = builtin(*this, "string_quoted", ir::Type::string,
-                           {builtin(*this, "user_string", ir::Type::string, {addr}, site)}, 0);
-  quoted_string_fn_ = add_function(*this, "__kernel_or_user_string_quoted",
-                                   try_return(*this, kernel, user));
-  return quoted_string_fn_;
+  auto quoted = [&](const char* reader) {
+    return builtin(*this, "string_quoted", ir::Type::string,
+                   {builtin(*this, reader, ir::Type::string, {addr}, site)}, 0);
+  };
+  if (user) {
+    // stap's user_string_quoted(addr); a fault makes the value "ERROR".
+    fn = add_function(*this, "__user_string_quoted", ret(*this, quoted("user_string")));
+    return fn;
+  }
+  // stap's kernel_or_user_string_quoted(addr).
+  ir::Node* kernel = quoted("kernel_string");
+  fn = add_function(*this, "__kernel_or_user_string_quoted",
+                    try_return(*this, kernel, quoted("user_string")));
+  return fn;
 }
 
 // stap's "'%#c'": the character quoted, C escapes or octal for the
@@ -290,57 +295,59 @@ ir::Node* Lowerer::pretty_place(TypePath& path, const Place& p, bool full) {
   return call_function(*this, fn, arg);
 }
 
-// $$parms, $$vars, $$locals, $$return (and their $/$$ forms).
-ir::Node* Lowerer::kfunc_all_vars(ast::TargetSymbol& n) {
-  const kernel::Function* fn = body_->kfunc;
+ir::Node* vars_text(Lowerer& l, const ast::TargetSymbol& n, const std::vector<NamedVar>& vars,
+                    const std::function<bool(const NamedVar&, Place&)>& base) {
   bool pretty = n.pretty > 0;
-  ir::Node* out = make(ir::Op::sprintf, ir::Type::string);
+  ir::Node* out = l.make(ir::Op::sprintf, ir::Type::string);
   std::string format;
-  auto add = [&](const std::string& name, const ast::TargetSymbol& var) {
+  for (const NamedVar& var : vars) {
     if (!format.empty()) format += ' ';
-    format += name;
-    Place p;
-    if (!kfunc_base(var, p, true)) {
-      format += "=?";
-      return;
+    format += var.name;
+    TypeKind k = types::kind(var.type);
+    // stap's placeholders for aggregates ($$return has none).
+    if (!pretty && n.name != "$$return" && (k == TypeKind::struct_ || k == TypeKind::union_ || k == TypeKind::array)) {
+      format += k == TypeKind::array ? "=[...]" : "={...}";
+      continue;
     }
-    TypePath path(*this, n.loc, describe_expr(n), true);
-    ir::Node* v = pretty ? pretty_place(path, p, n.pretty > 1) : path.value(p);
+    Place p;
+    ir::Node* v = nullptr;
+    if (base(var, p)) {
+      TypePath path(l, n.loc, describe_expr(n), true);
+      v = pretty ? l.pretty_place(path, p, n.pretty > 1) : path.value(p);
+    }
     if (!v) {
       format += "=?";
-      return;
+      continue;
     }
     format += pretty ? "=%s" : "=%#x";
     out->kids.push_back(v);
-  };
+  }
+  out->a = l.module().add_format(format);
+  return out;
+}
+
+// $$parms, $$vars, $$locals, $$return (and their $/$$ forms).
+ir::Node* Lowerer::kfunc_all_vars(ast::TargetSymbol& n) {
+  const kernel::Function* fn = body_->kfunc;
   if (!fn) {
     Place unused;
     kfunc_base(n, unused, false);  // says why
     return str("");
   }
+  std::vector<NamedVar> vars;
   if (n.name == "$$return" && body_->kfunc_return) {
-    ast::TargetSymbol r;
-    r.name = "$return";
-    r.loc = n.loc;
-    if (fn->ret.id != 0) add("return", r);
+    if (fn->ret.id != 0) vars.push_back({"return", TType::of(fn->ret)});
   } else if (n.name != "$$locals") {
     // $$locals: BTF describes no locals; they need DWARF.
-    for (const kernel::Param& param : fn->params) {
-      kernel::Type t = KernelBtf::strip(param.type);
-      TypeKind k = KernelBtf::kind(t);
-      if (!pretty && (k == TypeKind::struct_ || k == TypeKind::union_ || k == TypeKind::array)) {
-        if (!format.empty()) format += ' ';
-        format += param.name + (k == TypeKind::array ? "=[...]" : "={...}");
-        continue;
-      }
-      ast::TargetSymbol var;
-      var.name = "$" + param.name;
-      var.loc = n.loc;
-      add(param.name, var);
-    }
+    for (const kernel::Param& param : fn->params)
+      vars.push_back({param.name, TType::of(param.type)});
   }
-  out->a = module().add_format(format);
-  return out;
+  return vars_text(*this, n, vars, [&](const NamedVar& var, Place& p) {
+    ast::TargetSymbol sym;
+    sym.name = "$" + var.name;
+    sym.loc = n.loc;
+    return kfunc_base(sym, p, true);
+  });
 }
 
 }  // namespace stap::lower

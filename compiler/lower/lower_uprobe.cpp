@@ -36,6 +36,11 @@ struct ContextUse : ast::TraversingVisitor {
     if (n.op == "entry") found = true;
     ast::TraversingVisitor::visit(n);
   }
+  // @var of a PIE or library: its load bias comes from the site's address.
+  void visit(ast::AtVar& n) override {
+    found = true;
+    ast::TraversingVisitor::visit(n);
+  }
 };
 
 bool reads_site_context(const DerivedProbe& dp) {

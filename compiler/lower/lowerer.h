@@ -10,13 +10,16 @@
 //   lower_target.cpp  tracepoint target variables -> record reads
 //   lower_probe.cpp   probe points -> ir::Probe specs (timers, tracefs)
 //   lower_kfunc.cpp   kernel function points -> kfunc probes
+//   lower_target_path.cpp   $p->f[i], &, values: one walker over BTF and
+//                           DWARF types (target_type.h, kfunc_target.h)
 //   lower_kfunc_target.cpp  kernel functions' target variables, @cast, @var
-//   lower_kfunc_pretty.cpp  $$parms, $$return, $var$ (pretty printing)
-//   lower_kfunc_entry.cpp   @entry and entry values of .return probes
+//   lower_kfunc_pretty.cpp  $$parms, $$return, $var$ (pretty printing), both
+//   lower_kfunc_entry.cpp   @entry and entry values of .return probes, both
 //   lower_uprobe.cpp  process("P") code points -> uprobe probes, marks' $argN
 //   lower_uprobe_target.cpp  DWARF variables of process functions and statements
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +86,7 @@ struct BodyState {
 
 struct Place;     // kfunc_target.h
 class TypePath;
+struct TType;     // target_type.h
 
 // The entry probe a kernel-function .return body's entry values need
 // (lower_kfunc_entry.cpp).
@@ -95,6 +99,9 @@ struct EntryValues {
   ir::Probe probe;
   BodyState state;
   std::vector<Save> saves;
+  // A process function's entry probe: its own site, after the prologue
+  // (the .return site is the function's first instruction).
+  std::shared_ptr<debuginfo::ProbeSite> site;
 };
 
 class Lowerer {
@@ -180,15 +187,19 @@ class Lowerer {
   ir::Node* checked_long(ir::Node* v, const ast::Expr& n, bool any_type);
   ir::Node* cast_expr(ast::CastExpr& n);
   std::optional<bool> cast_exists(const ast::CastExpr& n);
-  std::optional<kernel::Type> cast_type(const ast::CastExpr& n, bool quiet);
+  std::optional<TType> cast_type(const ast::CastExpr& n, bool quiet);
   kernel::KernelBtf* cast_btf(SourceLoc loc, const std::string& token, bool quiet);
   ir::Node* at_var(ast::AtVar& n);
   // @entry(e) in a kfunc .return body; null elsewhere.
   ir::Node* at_entry(ast::AtOp& n);
   ir::Node* entry_value(ast::Expr& e, bool any_type);
+  // A value computed by `make_value` in the entry probe of the .return
+  // body being lowered (return_body()), read here.
+  ir::Node* entry_node(const std::function<ir::Node*()>& make_value);
+  bool return_body() const;
   void finish_entry_values(ir::Probe& probe);
   ir::Node* pretty_place(TypePath& path, const Place& p, bool full);
-  int quoted_string_function();
+  int quoted_string_function(bool user = false);
   int quoted_char_function();
   // A global of the lowering's own (not the script's): entry values.
   int hidden_global(ir::Global g);
@@ -213,6 +224,13 @@ class Lowerer {
                           SourceLoc loc, const std::string& token);
   ir::Node* dwarf_target(ast::TargetSymbol& n, bool any_type);
   std::optional<bool> dwarf_exists(const ast::Expr* e);
+  bool dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet);
+  ir::Node* dwarf_all_vars(ast::TargetSymbol& n);
+  // @cast of a user binary's type (a path, or the probed binary's when a
+  // process probe names no module); @var of a process probe.
+  bool user_cast(const ast::CastExpr& n) const;
+  std::optional<TType> dwarf_cast_type(const ast::CastExpr& n, bool quiet);
+  ir::Node* dwarf_at_var(ast::AtVar& n);
 
  private:
   void lower_globals();
@@ -251,6 +269,7 @@ class Lowerer {
   std::string cast_btf_error_;
   std::optional<EntryValues> entry_;  // of the .return body being lowered
   int quoted_string_fn_ = -1;
+  int quoted_user_string_fn_ = -1;
   int quoted_char_fn_ = -1;
   // The uprobe point and site lower_body is lowering (lower_uprobe_body).
   const debuginfo::ResolvedPoint* uprobe_point_ = nullptr;
