@@ -110,6 +110,10 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
     lower_uprobe_points(dp);  // lower_uprobe.cpp
     return;
   }
+  if (family == "process") {
+    lower_process_points(dp);  // lower_process.cpp: begin, end, thread.*, syscall
+    return;
+  }
   unsupported_point(dp);
 }
 

@@ -55,6 +55,7 @@ std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
   if (auto* c = dynamic_cast<const ast::CastExpr*>(e); c && body_) return cast_exists(*c);
   if (kfunc_body()) return kfunc_exists(e);
   if (uprobe_body()) return uprobe_exists(e);
+  if (process_body()) return process_exists(e);  // lower_process.cpp
   auto* t = dynamic_cast<const ast::TargetSymbol*>(e);
   if (!body_ || !body_->event || !t) return std::nullopt;
   if (t->name.starts_with("$$"))
@@ -68,6 +69,7 @@ std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
 ir::Node* Lowerer::target(ast::TargetSymbol& n, bool any_type) {
   if (kfunc_body()) return kfunc_target(n, any_type);  // lower_kfunc_target.cpp
   if (uprobe_body()) return uprobe_target(n, any_type);  // lower_uprobe.cpp
+  if (process_body()) return process_target(n, any_type);  // lower_process.cpp
   const tracefs::Format* event = body_->event;
   std::string token = describe_expr(n);
   if (!event) {

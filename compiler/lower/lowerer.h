@@ -17,6 +17,8 @@
 //   lower_kfunc_entry.cpp   @entry and entry values of .return probes, both
 //   lower_uprobe.cpp  process("P") code points -> uprobe probes, marks' $argN
 //   lower_uprobe_target.cpp  DWARF variables of process functions and statements
+//   lower_process.cpp process life events and system calls (begin, end,
+//                     thread.*, syscall[.return]), scoped by pid, path, -c tree
 #pragma once
 
 #include <functional>
@@ -85,6 +87,10 @@ struct BodyState {
 };
 
 struct Place;     // kfunc_target.h
+// process.begin/.end/.thread.*/.syscall[.return] (lower_process.cpp).
+enum class ProcessEvent : uint8_t { none, begin, end, thread_begin, thread_end, syscall, syscall_return };
+struct ProcessPoint;
+class ProcessLowering;
 class TypePath;
 struct TType;     // target_type.h
 
@@ -224,6 +230,12 @@ class Lowerer {
                           SourceLoc loc, const std::string& token);
   ir::Node* dwarf_target(ast::TargetSymbol& n, bool any_type);
   std::optional<bool> dwarf_exists(const ast::Expr* e);
+
+  // ---- process life events and system calls (lower_process.cpp):
+  // $syscall, $argN, $$parms, $return in process.syscall[.return]
+  bool process_body() const;
+  ir::Node* process_target(ast::TargetSymbol& n, bool any_type);
+  std::optional<bool> process_exists(const ast::Expr* e);
   bool dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet);
   ir::Node* dwarf_all_vars(ast::TargetSymbol& n);
   // @cast of a user binary's type (a path, or the probed binary's when a
@@ -246,6 +258,10 @@ class Lowerer {
   void lower_kfunc_points(const DerivedProbe& dp);
   void lower_uprobe_points(const DerivedProbe& dp);
   void lower_uprobe_body(const DerivedProbe& dp, ir::Probe probe, const debuginfo::ProbeSite* site);
+  friend class ProcessLowering;
+  void lower_process_points(const DerivedProbe& dp);
+  void lower_process_body(const DerivedProbe& dp, ir::Probe probe, const ProcessPoint& pp,
+                          bool at_exec);
   void kfunc_context(BodyState& state, const ir::Probe& probe,
                      std::optional<kernel::Function>& holder);
 
@@ -274,6 +290,10 @@ class Lowerer {
   // The uprobe point and site lower_body is lowering (lower_uprobe_body).
   const debuginfo::ResolvedPoint* uprobe_point_ = nullptr;
   const debuginfo::ProbeSite* uprobe_site_ = nullptr;
+  // The process event whose body lower_body is lowering, and the hidden
+  // maps of the -c tree and of each process's image (-1: none yet).
+  ProcessEvent process_event_ = ProcessEvent::none;
+  int proc_tree_ = -1, proc_images_ = -1;
 };
 
 }  // namespace stap::lower
