@@ -21,6 +21,7 @@ cases=(
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel
+  process_begin_end process_path process_threads
 )
 cd "$root" || exit 1
 # The whole list takes about 4 minutes.  Three times in CI (in
