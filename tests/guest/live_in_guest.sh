@@ -20,7 +20,7 @@ cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
-  tapset_sched_kfunc task_current_kernel
+  tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many
   process_begin_end process_path process_threads
 )
 cd "$root" || exit 1
