@@ -5,7 +5,7 @@
 // has its file offset as the uprobe's reference counter: the kernel then
 // counts the semaphore up in every process that maps the binary while the
 // probe is attached, and down again at detach, which is what <sys/sdt.h>'s
-// *_ENABLED() tests read.  process(PID) probes fire in that process only.
+// *_ENABLED() tests read.
 #include <bpf/libbpf.h>
 
 #include <cerrno>
@@ -28,7 +28,9 @@ bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& 
   }
   auto t0 = std::chrono::steady_clock::now();
   raise_descriptor_limit(2 * (links.size() + p.offsets.size()));
-  pid_t pid = p.target_pid > 0 ? static_cast<pid_t>(p.target_pid) : -1;
+  // Every process: process(PID)'s filter is in the program (a uprobe
+  // attached for a pid covers that one thread, not threads created later).
+  pid_t pid = -1;
   size_t attached = 0;
   int last_err = 0;
   std::vector<std::string> failures;
@@ -55,7 +57,6 @@ bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& 
   if (attached == 0) {
     error = "cannot attach probe " + p.pp + " with " + (p.is_return ? "uretprobe" : "uprobe") +
             " in " + p.binary + ": " + std::strerror(last_err);
-    if (last_err == ENOENT && pid > 0) error += " (is process " + std::to_string(pid) + " running?)";
     return false;
   }
   for (const std::string& w : failures) {

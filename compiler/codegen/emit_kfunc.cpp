@@ -50,13 +50,16 @@ void ProgramEmitter::emit_kfunc(const std::string& name, const std::string& sect
 
 Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
   if (n->op == ir::Op::kread || n->op == ir::Op::uread) return memory_read(n, n->op == ir::Op::uread);
+  if (n->op == ir::Op::reg) {
+    // register(), returnval(), marks' and DWARF variables' registers.
+    if (kfunc_ != KfuncVariant::kprobe)
+      unsupported(n, "the probed code's registers (register(), returnval()) outside a process "
+                     "probe or a kernel.function probe attached with kprobes");
+    return b_.CreateLoad(m_.i64, byte_ptr(ctx_, n->a));
+  }
   if (kfunc_ == KfuncVariant::none)
     unsupported(n, std::string("the IR operation ") + ir::op_name(n->op) +
                        " outside a kernel.function or process probe");
-  if (n->op == ir::Op::reg) {
-    if (kfunc_ != KfuncVariant::kprobe) unsupported(n, "a saved register read in a trampoline");
-    return b_.CreateLoad(m_.i64, byte_ptr(ctx_, n->a));
-  }
   if (n->op == ir::Op::fn_name) {
     const std::vector<std::string>& names = n->b ? probe_.site_points : probe_.functions;
     if (names.size() == 1) return rodata_ptr(ms_.literal(names[0]));

@@ -67,7 +67,7 @@ std::vector<Builtin> make_table() {
       fn("addr", L, {}, true, K), fn("uaddr", L, {}, true, K),
       fn("caller", S, {}, true, K), fn("caller_addr", L, {}, true, K),
       fn("register", L, {{"name", S}}, true, K), fn("u_register", L, {{"name", S}}, true, K),
-      fn("print_regs", V, {}, false, K),
+      fn("print_regs", V, {}, false, K), fn("returnval", L, {}, true, K),
       fn("env_var", S, {{"name", S}}, true, K),
       fn("cmdline_str", S, {}, true, K), fn("cmdline_arg", S, {{"n", L}}, true, K),
       fn("cmdline_args", S, {{"n", L}, {"m", L}, {"delim", S}}, true, K),

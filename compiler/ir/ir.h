@@ -210,7 +210,8 @@ enum class ProbeKind : uint8_t {
   // uprobe (uretprobe when is_return) at each of `offsets` in the file
   // `binary`.  Per site: `functions` (probefunc), `site_points` (pp) and
   // `semaphores` (a USDT semaphore's file offset, 0 for none).  A site's
-  // index is its attach cookie (fn_name).  target_pid > 0: that process only.
+  // index is its attach cookie (fn_name).  target_pid > 0: that process only
+  // (process(PID); lowering puts the filter in the body).
   uprobe,
 };
 constexpr ProbeKind kLastProbeKind = ProbeKind::uprobe;

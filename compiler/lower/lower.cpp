@@ -231,6 +231,18 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
     body = make(ir::Op::block);
     body->kids.push_back(guarded);
   }
+  if (probe.kind == ir::ProbeKind::uprobe && probe.target_pid > 0) {
+    // process(PID): every thread of that process.  (A uprobe attached for
+    // one pid follows that one thread only, so the filter is here.)
+    ir::Node* pid = make(ir::Op::builtin, ir::Type::long_);
+    pid->s = "pid";
+    ir::Node* same = make(ir::Op::eq, ir::Type::long_);
+    same->kids = {pid, num(probe.target_pid)};
+    ir::Node* guarded = make(ir::Op::if_);
+    guarded->kids = {same, body, nop()};
+    body = make(ir::Op::block);
+    body->kids.push_back(guarded);
+  }
   probe.body = body;
   body_ = nullptr;
   finish_entry_values(probe);  // a kfunc .return body's entry probe

@@ -287,7 +287,7 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     result = k;
     return;
   }
-  if (ir::Node* k = l_.uprobe_builtin(name)) {
+  if (ir::Node* k = l_.uprobe_builtin(n)) {
     result = k;
     return;
   }

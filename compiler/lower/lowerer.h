@@ -220,7 +220,11 @@ class Lowerer {
   // ---- user-space probes (lower_uprobe.cpp: points, marks' arguments;
   // lower_uprobe_target.cpp: DWARF variables)
   bool uprobe_body() const;
-  ir::Node* uprobe_builtin(const std::string& name);
+  // probefunc(), probemod(), pp(), register(), u_register(), returnval()
+  // in a uprobe's body; null elsewhere.
+  ir::Node* uprobe_builtin(ast::CallExpr& call);
+  ir::Node* register_value(ast::CallExpr& call);
+  ir::Node* narrow_register(ir::Node* v, uint32_t size, bool is_signed);
   ir::Node* uprobe_target(ast::TargetSymbol& n, bool any_type);
   std::optional<bool> uprobe_exists(const ast::Expr* e);
   ir::Node* mark_target(ast::TargetSymbol& n, bool any_type);

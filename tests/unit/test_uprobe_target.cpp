@@ -166,7 +166,11 @@ TEST_CASE("uprobe target: .return reads $return as typed and parameters at entry
   CHECK(entry.kind == ir::ProbeKind::uprobe);
   CHECK_FALSE(entry.is_return);
   CHECK(ret.is_return);
-  CHECK(entry.offsets == ret.offsets);
+  // The return uprobe is on the first instruction; the entry values are
+  // read after the prologue, where -O0 has stored the parameters.
+  REQUIRE(entry.offsets.size() == 1);
+  REQUIRE(ret.offsets.size() == 1);
+  CHECK(entry.offsets[0] > ret.offsets[0]);
   const ir::Node* fr = find_op(ret.body, ir::Op::fn_ret);
   REQUIRE(fr);
   CHECK(fr->b == 4);
