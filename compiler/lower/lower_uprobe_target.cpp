@@ -243,8 +243,13 @@ bool Lowerer::dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet) {
     if (!quiet) error(n.loc, message, token);
     return false;
   };
-  if (!bin.dwarf)
-    return fail("target variable '" + n.name + "' cannot be read: " + bin.no_dwarf);
+  if (!bin.dwarf) {
+    // What works without debuginfo, as stap's dwarfless probes offer it.
+    std::string instead = n.name == "$return" ? " (without it, returnval() reads the return register)"
+                          : site.mark ? ""
+                                      : " (without it, register(\"rdi\") ... read the argument registers)";
+    return fail("target variable '" + n.name + "' cannot be read: " + bin.no_dwarf + instead);
+  }
   if (!site.fn)
     return fail("target variable '" + n.name + "' cannot be read: " + site.function + " (" +
                 hex(site.pc) + ") has no DWARF description in " + bin.path +
