@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# BPF-side cost of one stack capture, from the kernel's own program
+# statistics (kernel.bpf_stats_enabled: run_time_ns / run_cnt per program):
+# a probe on every system call keyed by pid() (the baseline), by
+# backtrace() and by ubacktrace(), while getpid_loop makes a million
+# calls.  ns per run minus the baseline's is what the capture costs
+# (bpf_get_stack and the stack storage's lookup; bpf_runtime/stacks.c).
+# With a second stap (another build), its numbers are printed beside.
+# Usage: bench_stack_capture.sh STAP [OTHER_STAP]  (root)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+stap=$(realpath "${1:?usage: bench_stack_capture.sh STAP [OTHER_STAP]}")
+other=${2:+$(realpath "$2")}
+loop=$(dirname "$stap")/tests/live/getpid_loop
+calls=${CALLS:-1000000}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$tmp"' EXIT
+
+# "run_time_ns run_cnt" summed over the BPF programs process $1 holds
+# (their fdinfo; other tracers running meanwhile do not count).
+prog_stats() {
+  local f t=0 c=0 k v
+  for f in /proc/"$1"/fd/*; do
+    [[ $(readlink "$f") == *bpf-prog* ]] || continue
+    while read -r k v; do
+      case $k in run_time_ns:) t=$((t + v)) ;; run_cnt:) c=$((c + v)) ;; esac
+    done < /proc/"$1"/fdinfo/"${f##*/}"
+  done
+  echo "$t $c"
+}
+
+# "ns_per_run ns_per_call": STAP with KEY as the aggregate's key, over
+# the loop's calls (the probe keys only the loop's events).
+measure() {
+  local bin=$1 key=$2 pid t0 c0 t1 c1
+  "$bin" -e "global s; probe begin { printf(\"ready\\n\") }
+             probe kernel.trace(\"raw_syscalls:sys_enter\") {
+               if (execname() == \"getpid_loop\") s[$key] <<< 1 }" > "$tmp/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 200); do grep -q ready "$tmp/out" && break; sleep 0.1; done
+  read -r t0 c0 < <(prog_stats "$pid")
+  "$loop" "$calls"
+  read -r t1 c1 < <(prog_stats "$pid")
+  kill -INT "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  grep -E "^(ERROR|WARNING)" "$tmp/out" | head -3 >&2
+  awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) -v n="$calls" \
+    'BEGIN { printf "%.0f %.0f", c ? t / c : 0, t / n }'
+}
+
+# One column per stap: ns per program run, and ns per loop call beyond
+# the pid() baseline's (the capture's own cost).
+column() {
+  local base run call
+  read -r run base < <(measure "$1" 'pid()')
+  printf "%s\n" "$run -"
+  for key in 'backtrace()' 'ubacktrace()'; do
+    read -r run call < <(measure "$1" "$key")
+    printf "%s\n" "$run $((call - base))"
+  done
+}
+
+column "$stap" > "$tmp/a"
+if [ -n "$other" ]; then column "$other" > "$tmp/b"; else printf -- "- -\n- -\n- -\n" > "$tmp/b"; fi
+printf "%-14s %8s %10s   %8s %10s\n" key "ns/run" "capture" "ns/run" "capture"
+printf "%-14s %19s   %19s\n" "" "(STAP)" "(OTHER_STAP)"
+paste -d' ' <(printf "pid()\nbacktrace()\nubacktrace()\n") "$tmp/a" "$tmp/b" |
+  while read -r k a b c d; do printf "%-14s %8s %10s   %8s %10s\n" "$k" "$a" "$b" "$c" "$d"; done
