@@ -7,6 +7,7 @@
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "ir/key_codes.h"
+#include "debuginfo/process_points.h"
 #include "lower/lowerer.h"
 
 namespace stap {
@@ -230,6 +231,20 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
     guarded->kids = {expr(dp.point->condition), body, nop()};
     body = make(ir::Op::block);
     body->kids.push_back(guarded);
+  }
+  if (probe.kind == ir::ProbeKind::uprobe && uprobe_point_ &&
+      uprobe_point_->binary->path != uprobe_point_->process) {
+    // process("P").library("L"): the library's code runs in every program
+    // that maps it; the probe is P's.
+    SourceLoc at = dp.point->components[0].loc;
+    if (ir::Node* runs = runs_image(uprobe_point_->process, probe.slots, at)) {
+      ir::Node* guarded = make(ir::Op::if_);
+      guarded->kids = {runs, body, nop()};
+      body = make(ir::Op::block);
+      body->kids.push_back(guarded);
+    } else {
+      error(at, "cannot stat " + uprobe_point_->process + " to scope the library probe to it");
+    }
   }
   if (probe.kind == ir::ProbeKind::uprobe && probe.target_pid > 0) {
     // process(PID): every thread of that process.  (A uprobe attached for

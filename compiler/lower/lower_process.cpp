@@ -328,6 +328,14 @@ void Lowerer::lower_process_body(const DerivedProbe& dp, ir::Probe probe, const 
   out.body->kids = {run};
 }
 
+ir::Node* Lowerer::runs_image(const std::string& path, std::vector<ir::Type>& slots,
+                              SourceLoc loc) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return nullptr;
+  ProcessLowering pl(*this, loc);
+  return pl.op(ir::Op::eq, pl.image(slots), num(ProcessLowering::image_of(st)));
+}
+
 void Lowerer::lower_process_points(const DerivedProbe& dp) {
   const ast::ProbePointComponent& head = dp.point->components[0];
   // Every mechanism here is a tracepoint whose format tracefs has.

@@ -238,6 +238,10 @@ class Lowerer {
   // ---- process life events and system calls (lower_process.cpp):
   // $syscall, $argN, $$parms, $return in process.syscall[.return]
   bool process_body() const;
+  // Whether the current task runs the program at `path` (canonical): a
+  // long 0/1 using temporaries of `slots`; null when `path` cannot be
+  // stat'ed.  Scopes process("P").library("L") uprobes to P's processes.
+  ir::Node* runs_image(const std::string& path, std::vector<ir::Type>& slots, SourceLoc loc);
   ir::Node* process_target(ast::TargetSymbol& n, bool any_type);
   std::optional<bool> process_exists(const ast::Expr* e);
   bool dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet);
