@@ -7,6 +7,7 @@
 // checks the shape and keeps the point for the provider's resolution.
 #include <memory>
 
+#include "debuginfo/binary_path.h"
 #include "debuginfo/process_points.h"
 #include "elaborate/program.h"
 #include "elaborate/providers/provider.h"
@@ -130,6 +131,16 @@ class ProcessProvider : public ProbeProvider {
     return find(point, "return") && !find(point, "syscall");
   }
 
+  // stap -L: a system call probe's registers (stap lists them for every
+  // task-finder point; only .syscall probes can read them here).
+  std::vector<std::pair<std::string, std::string>> target_var_list(
+      const ast::ProbePoint& point) const override {
+    if (!find(point, "syscall")) return {};
+    std::vector<std::pair<std::string, std::string>> vars{{"syscall", "long"}};
+    for (int i = 1; i <= 6; ++i) vars.emplace_back("arg" + std::to_string(i), "long");
+    return vars;
+  }
+
   // Code points: the sites in the binary (debuginfo/process_points.h),
   // kept in out.user_point for lowering.  Life events resolve later.
   size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request, DerivedProbe& out,
@@ -157,7 +168,18 @@ class ProcessProvider : public ProbeProvider {
 
   std::vector<std::string> list_points(const ast::ProbePoint& point) const override {
     CodePoint code = read_code_point(point);
-    if (!code.is_code || !code.refusal.empty()) return ProbeProvider::list_points(point);
+    if (!code.refusal.empty()) return {};
+    if (!code.is_code) {
+      // A life event: process("P") by P's canonical path, as stap lists it.
+      auto* path = dynamic_cast<const ast::StringLit*>(point.components[0].arg);
+      std::string why, exe = path ? debuginfo::find_executable(path->value, why) : "";
+      if (exe.empty()) return ProbeProvider::list_points(point);
+      ast::ProbePoint listed = point;
+      ast::StringLit canonical;
+      canonical.value = exe;
+      listed.components[0].arg = &canonical;
+      return {listed.to_string()};
+    }
     debuginfo::ResolvedPoint resolved;
     std::string why;
     std::vector<std::string> out;
