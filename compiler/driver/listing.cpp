@@ -163,8 +163,11 @@ std::string common_signatures(const std::vector<ListedProbe>& probes,
 }  // namespace
 
 int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream& err) {
-  // process("P") points are listed from the binary (compiler/debuginfo)
-  // until a provider resolves them.
+  // process("P") code points are listed from the binary directly
+  // (debuginfo/process_listing.h): the same resolution the process
+  // provider does (debuginfo/process_points.h), plus each site's
+  // variables from DWARF or SDT notes, which the provider's generic
+  // listing cannot give.
   if (auto process = debuginfo::parse_process_pattern(o.list_pattern)) {
     std::string why;
     auto points = debuginfo::list_process_points(*process, o.list_with_vars, why);
