@@ -1,3 +1,4 @@
+#! timeout: 90
 # process("P").function probes on the debuginfo test program: entry of
 # each matching function (one program over many sites: probefunc() and
 # pp() per site), .return with returnval(), .call, a function address,
