@@ -31,7 +31,7 @@ cd "$root" || exit 1
 # processes and kernel stacks, lockup and RCU-stall reports, the host's
 # vCPU samples; tests/guest/README.md, Debugging); the list is then run
 # once more, and a second timeout fails the suite.
-export STAP_GUEST_TIMEOUT=${STAP_GUEST_TIMEOUT:-480}
+export STAP_GUEST_TIMEOUT=${STAP_GUEST_TIMEOUT:-720}
 "$here/run_in_guest.sh" tests/live/run_live.sh "$build/stap" "$build/tests/live" "${cases[@]}"
 status=$?
 if [ "$status" -eq 124 ]; then
