@@ -15,7 +15,8 @@ namespace stap::codegen {
 
 namespace {
 constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
-constexpr int64_t kEExist = -17;
+constexpr int64_t kENoMem = -12;
+constexpr int64_t kE2Big = -7;
 
 std::string overflow_message(const ir::Global& g) {
   // stap's wording names the limit that was hit.
@@ -263,51 +264,50 @@ Function* ProgramEmitter::slice_callback(const ir::Global& g, const ir::Node* n,
   return fn;
 }
 
-// a[k] += d, atomically per element: add in place when the element is
-// there, else insert d (BPF_NOEXIST); when another CPU inserted first,
-// add in place after all.
+// a[k] += d, atomically per element: add in place, the element inserted
+// zeroed first when missing.
 Value* ProgramEmitter::add_elem(const ir::Node* n, const ir::Global& g, Value* map, Value* key) {
   Value* d = expr(n->kids.at(g.keys.size()));
-  auto add_at = [&](Value* p) {
-    return b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
-  };
-  BasicBlock* done = block("add_elem");
-  PHINode* old;
-  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
-  BasicBlock* hit = block("add_hit");
-  BasicBlock* insert = block("add_insert");
-  b_.CreateCondBr(b_.CreateIsNull(p), insert, hit);
-  b_.SetInsertPoint(hit);
-  Value* old_hit = add_at(p);
-  b_.CreateBr(done);
+  Value* p = element_or_insert(n, g, map, key);
+  Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
+  return n->b ? old : b_.CreateAdd(old, d);
+}
 
-  b_.SetInsertPoint(insert);
-  AllocaInst* val = m_.shared_alloca(m_.i64, "delta");
-  b_.CreateStore(d, val);
-  Value* r = helper(kMapUpdateElem, m_.i64, {map, key, val, i64c(kNoExist)});
-  BasicBlock* inserted = b_.GetInsertBlock();
-  BasicBlock* failed = block("add_failed");
-  BasicBlock* raced = block("add_raced");
-  BasicBlock* raced_hit = block("add_raced_hit");
+// Lookup; on a miss insert zeros (BPF_NOEXIST) and look up again.  Only a
+// full map (-E2BIG, -ENOMEM) is stap's "Array overflow": any other failed
+// insert means the key is contended (-EEXIST: another CPU inserted it
+// first; it may even be deleted again before the lookup), so the insert
+// is tried once more before giving up.
+Value* ProgramEmitter::element_or_insert(const ir::Node* n, const ir::Global& g, Value* map,
+                                         Value* key) {
+  Value* zeros = rodata_ptr(ms_.zeros(g.value_size));
+  BasicBlock* ready = block("elem_ready");
   BasicBlock* full = block("array_full");
-  b_.CreateCondBr(b_.CreateICmpEQ(r, i64c(0)), done, failed);
-  b_.SetInsertPoint(failed);
-  b_.CreateCondBr(b_.CreateICmpEQ(r, i64c(kEExist)), raced, full);
-  b_.SetInsertPoint(raced);
-  Value* p2 = helper(kMapLookupElem, m_.ptr, {map, key});
-  b_.CreateCondBr(b_.CreateIsNull(p2), full, raced_hit);
-  b_.SetInsertPoint(raced_hit);
-  Value* old_raced = add_at(p2);
-  b_.CreateBr(done);
+  std::vector<std::pair<Value*, BasicBlock*>> found;
+  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    BasicBlock* missing = block("elem_missing");
+    BasicBlock* inserted = block("elem_inserted");
+    found.emplace_back(p, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateIsNotNull(p), ready, missing);
+    b_.SetInsertPoint(missing);
+    Value* r = helper(kMapUpdateElem, m_.i64, {map, key, zeros, i64c(kNoExist)});
+    Value* no_room = b_.CreateOr(b_.CreateICmpEQ(r, i64c(kE2Big)), b_.CreateICmpEQ(r, i64c(kENoMem)));
+    b_.CreateCondBr(no_room, full, inserted);
+    b_.SetInsertPoint(inserted);
+    p = helper(kMapLookupElem, m_.ptr, {map, key});
+  }
+  BasicBlock* lost = block("elem_lost");
+  found.emplace_back(p, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateIsNotNull(p), ready, lost);
+  b_.SetInsertPoint(lost);
+  raise_literal(n->loc, "Array element could not be inserted (contended)");
   b_.SetInsertPoint(full);
   raise_literal(n->loc, overflow_message(g));
-
-  b_.SetInsertPoint(done);
-  old = b_.CreatePHI(m_.i64, 3);
-  old->addIncoming(old_hit, hit);
-  old->addIncoming(i64c(0), inserted);
-  old->addIncoming(old_raced, raced_hit);
-  return n->b ? static_cast<Value*>(old) : b_.CreateAdd(old, d);
+  b_.SetInsertPoint(ready);
+  PHINode* elem = b_.CreatePHI(m_.ptr, unsigned(found.size()));
+  for (auto& [v, from] : found) elem->addIncoming(v, from);
+  return elem;
 }
 
 // x <<< v: this CPU's struct stap_stat, created zeroed on first use.
@@ -316,25 +316,7 @@ void ProgramEmitter::stat_add(const ir::Node* n) {
   Value* map = ms_.global_maps.at(size_t(n->a));
   Value* key = pack_key(g, n, g.keys.size());
   Value* v = expr(n->kids.at(g.keys.size()));
-  Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
-  BasicBlock* have = block("stat_have");
-  BasicBlock* create = block("stat_create");
-  BasicBlock* full = block("stat_full");
-  BasicBlock* update = block("stat_update");
-  BasicBlock* from = b_.GetInsertBlock();
-  b_.CreateCondBr(b_.CreateIsNull(p), create, update);
-  b_.SetInsertPoint(create);
-  helper(kMapUpdateElem, m_.i64, {map, key, rodata_ptr(ms_.zeros(g.value_size)), i64c(kNoExist)});
-  Value* p2 = helper(kMapLookupElem, m_.ptr, {map, key});
-  b_.CreateCondBr(b_.CreateIsNull(p2), full, have);
-  b_.SetInsertPoint(full);
-  raise_literal(n->loc, overflow_message(g));
-  b_.SetInsertPoint(have);
-  b_.CreateBr(update);
-  b_.SetInsertPoint(update);
-  PHINode* s = b_.CreatePHI(m_.ptr, 2);
-  s->addIncoming(p, from);
-  s->addIncoming(p2, have);
+  Value* s = element_or_insert(n, g, map, key);
   const ir::HistShape& h = g.hist;
   runtime_call("stp_stat_add", Type::getVoidTy(m_.module().getContext()),
                {s, v, i64c(int64_t(h.kind)), i64c(h.low), i64c(h.step), i64c(h.buckets())});
