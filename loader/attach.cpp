@@ -6,13 +6,19 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 namespace stap {
 
 namespace {
 constexpr size_t kMaxDetachThreads = 16;
 constexpr size_t kLinksPerThread = 1;
+
+std::mutex held_mutex;
+std::vector<int> held_fds;  // hold_link_fd's
 }  // namespace
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -56,7 +62,18 @@ void raise_descriptor_limit(size_t links) {
   setrlimit(RLIMIT_NOFILE, &lim);
 }
 
+void hold_link_fd(int fd) {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  held_fds.push_back(fd);
+}
+
 void destroy_links(std::vector<bpf_link*>& links) {
+  {
+    // One close each (a uprobe.multi link detaches all its sites at once).
+    std::lock_guard<std::mutex> lock(held_mutex);
+    for (int fd : held_fds) close(fd);
+    held_fds.clear();
+  }
   // Detaching a perf-event tracepoint waits for RCU grace periods (tens of
   // ms each, more on a busy machine).  Waits from several threads share
   // grace periods, so many links are detached from many threads at once:

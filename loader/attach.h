@@ -35,8 +35,14 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
 // besides the object's own (a uprobe or kprobe takes two).
 void raise_descriptor_limit(size_t links);
 
-// Detaches every link (and empties the list).
+// Detaches every link (and empties the list), and the links held by
+// descriptor alone (hold_link_fd).
 void destroy_links(std::vector<bpf_link*>& links);
+
+// A link libbpf cannot wrap (a uprobe.multi link, which libbpf 1.1 cannot
+// create: made with the raw bpf(2) call): its descriptor, closed by the
+// next destroy_links with the session's other links.
+void hold_link_fd(int fd);
 
 // Per kind.
 bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -55,8 +61,13 @@ bool choose_kfunc_programs(bpf_object* obj, const ir::Module& m, std::string& er
 bool attach_kfunc(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
                   const AttachReport& report, std::string& error);
 
-// User-space probes (attach_uprobe.cpp): a uprobe or uretprobe at each of
-// the probe's sites, its index as the cookie.
+// User-space probes (attach_uprobe.cpp).  Before load: loads each probe's
+// uprobe.multi variant when the kernel has uprobe.multi links
+// (kernel/uprobe_support.h), its per-site variant when not (or beside it,
+// for many sites, in case the one link is refused).  After load: one
+// uprobe.multi link for all the sites, else a uprobe or uretprobe at each;
+// a site's index is its cookie.
+void choose_uprobe_programs(bpf_object* obj, const ir::Module& m);
 bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
                    const AttachReport& report, std::string& error);
 

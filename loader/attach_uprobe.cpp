@@ -1,13 +1,22 @@
-// User-space probes (ir::ProbeKind::uprobe): the probe's one program is
-// attached as a uprobe (uretprobe for .return) at each site's file offset
-// in Probe::binary, with the site's index as its cookie (probefunc() and
-// pp() of a probe over many sites read it).  A USDT mark with a semaphore
-// has its file offset as the uprobe's reference counter: the kernel then
-// counts the semaphore up in every process that maps the binary while the
-// probe is attached, and down again at detach, which is what <sys/sdt.h>'s
-// *_ENABLED() tests read.
+// User-space probes (ir::ProbeKind::uprobe): the probe's program attached
+// at each site's file offset in Probe::binary, with the site's index as
+// its cookie (probefunc() and pp() of a probe over many sites read it).
+//
+//   uprobe.multi (Linux 6.6+, kernel/uprobe_support.h): one link for all
+//     the sites, made with the raw bpf(2) call (libbpf 1.1 has no API for
+//     it).  The kernel refuses the whole link when one site fails; with
+//     many sites the per-site program is loaded beside it, and then each
+//     site is tried alone.
+//   else a uprobe (uretprobe for .return) per site: a perf event and a
+//     link each, much slower to attach and to detach.
+//
+// A USDT mark with a semaphore has its file offset as the uprobe's
+// reference counter: the kernel then counts the semaphore up in every
+// process that maps the binary while the probe is attached, and down
+// again at detach, which is what <sys/sdt.h>'s *_ENABLED() tests read.
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -16,22 +25,54 @@
 #include <vector>
 
 #include "attach.h"
+#include "bpf_runtime/stap_layout.h"
+#include "kernel/uprobe_support.h"
 
 namespace stap {
 
-bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
-                   const AttachReport& report, std::string& error) {
-  bpf_program* prog = bpf_object__find_program_by_name(obj, p.program_name.c_str());
-  if (!prog) {
-    error = "the compiled object has no program for probe " + p.pp;
+namespace {
+
+bpf_program* multi_variant(bpf_object* obj, const ir::Probe& p) {
+  return bpf_object__find_program_by_name(obj, (p.program_name + STAP_KFUNC_MULTI_SUFFIX).c_str());
+}
+
+double ms_since(const std::chrono::steady_clock::time_point& t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void say_attached(const ir::Probe& p, const char* mechanism, size_t attached,
+                  const std::chrono::steady_clock::time_point& t0) {
+  std::fprintf(stderr, "Pass 5: probe %s attached with %s (%zu site%s) in %.1f ms\n", p.pp.c_str(),
+               mechanism, attached, attached == 1 ? "" : "s", ms_since(t0));
+}
+
+bool attach_multi(bpf_program* prog, const ir::Probe& p, std::string& error) {
+  // The kernel reads a reference counter offset per site when given any.
+  std::vector<uint64_t> ref_ctrs;
+  if (std::any_of(p.semaphores.begin(), p.semaphores.end(), [](uint64_t s) { return s != 0; })) {
+    ref_ctrs = p.semaphores;
+    ref_ctrs.resize(p.offsets.size());
+  }
+  // Every process: process(PID)'s filter is in the program.
+  int fd = kernel::create_uprobe_multi_link(bpf_program__fd(prog), p.binary, p.offsets, ref_ctrs,
+                                            p.is_return);
+  if (fd < 0) {
+    error = "cannot attach probe " + p.pp + " with uprobe.multi in " + p.binary + ": " +
+            std::strerror(errno);
     return false;
   }
-  auto t0 = std::chrono::steady_clock::now();
+  hold_link_fd(fd);
+  return true;
+}
+
+// One uprobe per site.  As stap, a site that fails is a warning while
+// others attached, an error when none did.
+bool attach_per_site(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
+                     const AttachReport& report, size_t& attached, std::string& error) {
   raise_descriptor_limit(2 * (links.size() + p.offsets.size()));
   // Every process: process(PID)'s filter is in the program (a uprobe
   // attached for a pid covers that one thread, not threads created later).
   pid_t pid = -1;
-  size_t attached = 0;
   int last_err = 0;
   std::vector<std::string> failures;
   for (size_t i = 0; i < p.offsets.size(); ++i) {
@@ -52,8 +93,6 @@ bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& 
                        ") registration error [man warning::pass5] (rc -" +
                        std::to_string(last_err) + ")");
   }
-  // As stap: a site that fails is a warning while others attached, an
-  // error when none did.
   if (attached == 0) {
     error = "cannot attach probe " + p.pp + " with " + (p.is_return ? "uretprobe" : "uprobe") +
             " in " + p.binary + ": " + std::strerror(last_err);
@@ -63,11 +102,57 @@ bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& 
     if (report.warn) report.warn(w);
     else std::fprintf(stderr, "WARNING: %s\n", w.c_str());
   }
-  if (report.verbose > 0) {
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "Pass 5: probe %s attached with %s (%zu site%s) in %.1f ms\n", p.pp.c_str(),
-                 p.is_return ? "uretprobe" : "uprobe", attached, attached == 1 ? "" : "s", ms);
+  return true;
+}
+
+}  // namespace
+
+void choose_uprobe_programs(bpf_object* obj, const ir::Module& m) {
+  bool multi = kernel::uprobe_support().multi;
+  for (const ir::Probe& p : m.probes) {
+    if (p.kind != ir::ProbeKind::uprobe || p.context != ir::Context::kernel) continue;
+    bpf_program* plain = bpf_object__find_program_by_name(obj, p.program_name.c_str());
+    bpf_program* variant = multi_variant(obj, p);
+    if (variant) {
+      bpf_program__set_autoload(variant, multi);
+      if (multi)
+        bpf_program__set_expected_attach_type(
+            variant, static_cast<bpf_attach_type>(kernel::kBpfTraceUprobeMulti));
+    }
+    // One site the multi link refuses is one uprobe refused: no fallback.
+    if (plain) bpf_program__set_autoload(plain, !variant || !multi || p.offsets.size() > 1);
   }
+}
+
+bool attach_uprobe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
+                   const AttachReport& report, std::string& error) {
+  bpf_program* plain = bpf_object__find_program_by_name(obj, p.program_name.c_str());
+  bpf_program* multi = multi_variant(obj, p);
+  bool plain_loaded = plain && bpf_program__autoload(plain);
+  bool verbose = report.verbose > 0;
+  auto t0 = std::chrono::steady_clock::now();
+  if (multi && bpf_program__autoload(multi)) {
+    if (attach_multi(multi, p, error)) {
+      const char* name = p.is_return ? "uretprobe.multi" : "uprobe.multi";
+      if (verbose) say_attached(p, name, p.offsets.size(), t0);
+      return true;
+    }
+    if (!plain_loaded) return false;
+    if (verbose)
+      std::fprintf(stderr, "Pass 5: %s; trying a %s per site\n", error.c_str(),
+                   p.is_return ? "uretprobe" : "uprobe");
+    error.clear();
+  } else if (report.verbose > 1) {
+    std::fprintf(stderr, "Pass 5: no uprobe.multi (%s)\n",
+                 kernel::uprobe_support().multi_why.c_str());
+  }
+  if (!plain_loaded) {
+    error = "the compiled object has no program for probe " + p.pp;
+    return false;
+  }
+  size_t attached = 0;
+  if (!attach_per_site(plain, p, links, report, attached, error)) return false;
+  if (verbose) say_attached(p, p.is_return ? "uretprobe" : "uprobe", attached, t0);
   return true;
 }
 

@@ -116,6 +116,7 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
     bpf_object__close(obj);
     return nullptr;
   }
+  choose_uprobe_programs(obj, module);
   int rc = bpf_object__load(obj);
   if (rc != 0) {
     std::string probe = failed_probe(obj, module);

@@ -1,11 +1,18 @@
-// User-space probes (ir::ProbeKind::uprobe): one program, section
-// "uprobe" or "uretprobe", that the loader attaches at each site
-// (loader/attach_uprobe.cpp) with the site's index as the attach cookie.
-// Its context is the probed thread's user registers (struct pt_regs), as
-// a kprobe's is the kernel's, so the kprobe variant of the kernel-function
-// reads serves it: fn_arg/fn_ret are the C calling convention's registers,
-// fn_name the running site's entry in Probe::functions (b = 1:
-// Probe::site_points), reg any saved register, uread the process's memory.
+// User-space probes (ir::ProbeKind::uprobe): two variants of the probe's
+// program, both in section "uprobe" or "uretprobe", of which the loader
+// loads what the kernel offers (loader/attach_uprobe.cpp):
+//   uprobe_N        attached at each site as a uprobe (a perf event each)
+//   uprobe_N_multi  the same code, loaded for uprobe.multi (Linux 6.6+):
+//                   one link for all the sites.  Debian 12's libbpf knows
+//                   no "uprobe.multi" section, so the loader sets the
+//                   expected attach type itself.
+// Either way the site's index is the attach cookie.  The context is the
+// probed thread's user registers (struct pt_regs), as a kprobe's is the
+// kernel's, so the kprobe variant of the kernel-function reads serves it:
+// fn_arg/fn_ret are the C calling convention's registers, fn_name the
+// running site's entry in Probe::functions (b = 1: Probe::site_points),
+// reg any saved register, uread the process's memory.
+#include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
 
 namespace stap::codegen {
@@ -16,8 +23,10 @@ bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, size_t index, std::strin
     return false;
   }
   std::string name = "uprobe_" + std::to_string(index);
+  std::string section = p.is_return ? "uretprobe" : "uprobe";
   try {
-    ProgramEmitter(ms, p).emit_kfunc(name, p.is_return ? "uretprobe" : "uprobe",
+    ProgramEmitter(ms, p).emit_kfunc(name, section, KfuncVariant::kprobe);
+    ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_MULTI_SUFFIX, section,
                                      KfuncVariant::kprobe);
   } catch (const CodegenError& e) {
     error = std::string(e.what()) + " in probe " + p.pp;
