@@ -94,7 +94,9 @@ struct GlobalStore::Impl {
       if (gl.key_coded(k)) {
         // A string no key of the array can hold packs as a code no element
         // has (a lookup finds nothing; analysis keeps such writes out).
-        int64_t code = ir::key_code(*module, key[k].str).value_or(ir::kNoCode);
+        int64_t code = ir::is_stack_code(key[k].num)
+                           ? key[k].num
+                           : ir::key_code(*module, key[k].str).value_or(ir::kNoCode);
         std::memcpy(out.data() + at, &code, 8);
         at += 8;
       } else if (gl.keys[k] == Type::string) {
@@ -116,6 +118,7 @@ struct GlobalStore::Impl {
         int64_t code;
         std::memcpy(&code, bytes, 8);
         key.push_back(Value::of(ir::key_string(*module, code)));
+        if (ir::is_stack_code(code)) key.back().num = code;
         bytes += 8;
       } else if (gl.keys[k] == Type::string) {
         size_t width = gl.key_width(k, uint32_t(strlen_max()));

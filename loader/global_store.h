@@ -27,11 +27,17 @@ namespace stap {
 // One key or value of a global, decoded.
 struct Value {
   bool is_string = false;
+  // A string read out of a stack-coded key column (ir/key_codes.h) keeps
+  // its stack code here: used as a key again, it is that stack, even when
+  // its text (cut at MAXSTRINGLEN) equals another stack's.
   int64_t num = 0;
   std::string str;
   static Value of(int64_t n) { return Value{false, n, {}}; }
   static Value of(std::string s) { return Value{true, 0, std::move(s)}; }
-  bool operator==(const Value&) const = default;
+  // Strings compare by text, as in scripts.
+  bool operator==(const Value& o) const {
+    return is_string == o.is_string && (is_string ? str == o.str : num == o.num);
+  }
 };
 using Key = std::vector<Value>;
 

@@ -215,7 +215,10 @@ std::string StackSymbols::text(int64_t code) {
       out += word;
     }
   }
-  codes_.emplace(out, code);
+  // Two stacks can read the same (cut texts, one function's name): such a
+  // text is no stack's, a lookup by it finds nothing.
+  auto [known, fresh] = codes_.emplace(out, code);
+  if (!fresh && known->second != code) known->second = ir::kNoCode;
   if (c.user) processes_.emplace(out, c.tgid);
   return out;
 }

@@ -153,6 +153,8 @@ class Forwarder {
 };
 
 // ---------------------------------------------------------------- coding
+using Column = std::pair<size_t, size_t>;  // (global, key index)
+
 class Coder {
  public:
   explicit Coder(Module& m) : m_(m), ok_(m.globals.size()), used_(m.globals.size()) {
@@ -163,15 +165,14 @@ class Coder {
   }
 
   void body(Node* root) {
-    // Locals that only ever hold keys of one array's column (foreach).
-    std::map<int64_t, std::pair<int64_t, size_t>> own;
+    // Locals that only ever hold keys out of arrays' columns (foreach):
+    // as a key they are codable when all those columns end up coded
+    // (codes mean the same in every array).
+    std::map<int64_t, std::set<Column>> own;
     std::set<int64_t> other;
     each_node(root, [&](Node& n) {
       if (n.op == Op::foreach && n.ints.size() > 5 && n.ints[4] == 0)
-        for (size_t i = 5; i < n.ints.size(); ++i) {
-          auto [it, fresh] = own.try_emplace(n.ints[i], std::make_pair(n.a, i - 5));
-          if (!fresh && it->second != std::make_pair(n.a, i - 5)) other.insert(n.ints[i]);
-        }
+        for (size_t i = 5; i < n.ints.size(); ++i) own[n.ints[i]].insert({size_t(n.a), i - 5});
       if (n.op == Op::set_local) other.insert(n.a);
       if (n.op == Op::try_ && n.a >= 0) other.insert(n.a);
     });
@@ -189,8 +190,8 @@ class Coder {
           literals_[{size_t(n.a), column}].insert(kid.s);
         } else if (kid.op == Op::builtin && kid.s == "syscall_name" && kid.kids.size() == 1) {
         } else if (is_stack_key(kid)) {
-        } else if (kid.op == Op::local && own.count(kid.a) && !other.count(kid.a) &&
-                   own[kid.a] == std::make_pair(n.a, column)) {
+        } else if (kid.op == Op::local && own.count(kid.a) && !other.count(kid.a)) {
+          for (const Column& from : own[kid.a]) needs_[{size_t(n.a), column}].insert(from);
         } else {
           ok_[size_t(n.a)][column] = false;
         }
@@ -199,6 +200,16 @@ class Coder {
   }
 
   void apply() {
+    // A column keyed by a local out of a column left uncoded is uncoded too.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [col, froms] : needs_)
+        for (const Column& from : froms)
+          if (ok_[col.first][col.second] && !(ok_[from.first][from.second] && used_[from.first][from.second])) {
+            ok_[col.first][col.second] = false;
+            changed = true;
+          }
+    }
     m_.key_literals.clear();
     for (size_t g = 0; g < m_.globals.size(); ++g) {
       Global& gl = m_.globals[g];
@@ -219,6 +230,7 @@ class Coder {
  private:
   Module& m_;
   std::vector<std::vector<bool>> ok_, used_;
+  std::map<Column, std::set<Column>> needs_;  // column -> columns its local keys come from
   std::map<std::pair<size_t, size_t>, std::set<std::string>> literals_;
 };
 
