@@ -7,7 +7,8 @@ S=$LIVE/../debuginfo/sample_c_O0
 try() {
   $STAP -p4 "$@" > /dev/null 2> $CASE_TMP/err
   echo "status $?"
-  sed "s|$(readlink -f $S)|SAMPLE|g; s|$S|SAMPLE|g" $CASE_TMP/err | grep -v "^ *source:\|^ *^ *$\|^$"
+  # Columns after the program's path depend on where the build is.
+  sed "s|$(readlink -f $S)|SAMPLE|g; s|$S|SAMPLE|g; s|<input>:1:[0-9][0-9]|<input>:1:NN|" $CASE_TMP/err | grep -v "^ *source:\|^ *^ *$\|^$"
 }
 echo "-- no such program"
 try -e 'probe process("/no/such/program").function("main") {}'

@@ -13,7 +13,7 @@ run() {
   grep -v "^WARNING: Number of errors: 0" $CASE_TMP/err >&2
 }
 echo "-- wildcard entry"
-run -e 'probe process("'$S'").function("sample_*") { printf("%s %s\n", probefunc(), pp()) }' -c "$S xyz" |
+run -D MAXSTRINGLEN=512 -e 'probe process("'$S'").function("sample_*") { printf("%s %s\n", probefunc(), pp()) }' -c "$S xyz" |
   sed "s|$(readlink -f $S)|SAMPLE|; s|\"sample_\([a-z]*\)@[^\"]*/sample.c:[0-9]*\"|\"sample_\1@sample.c\"|"
 echo "-- return value and registers"
 run -e 'probe process("'$S'").function("sample_sum").return { printf("%s returned %d (%s)\n", probefunc(), returnval(), returnstr(2)) }
