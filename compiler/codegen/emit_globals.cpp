@@ -15,8 +15,9 @@ namespace stap::codegen {
 
 namespace {
 constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
-constexpr int64_t kENoMem = -12;
-constexpr int64_t kE2Big = -7;
+constexpr int32_t kEExist = -17;
+constexpr int32_t kENoMem = -12;
+constexpr int32_t kE2Big = -7;
 
 std::string overflow_message(const ir::Global& g) {
   // stap's wording names the limit that was hit.
@@ -24,6 +25,11 @@ std::string overflow_message(const ir::Global& g) {
   return "Array overflow, check MAXMAPENTRIES";
 }
 }  // namespace
+
+// Before 6.4 the verifier turns map update calls into direct calls of
+// the map's int-returning method: only R0's low 32 bits are the result
+// (-EEXIST read as 0xffffffef, not -17, was an "Array overflow").
+Value* ProgramEmitter::update_result(Value* r) { return b_.CreateTrunc(r, m_.i32); }
 
 Value* ProgramEmitter::global_ptr(const ir::Global& g) { return header_field(g.offset); }
 
@@ -171,10 +177,10 @@ Value* ProgramEmitter::set_elem(const ir::Node* n, const ir::Global& g, Value* m
     src = m_.shared_alloca(m_.i64, "value");
     b_.CreateStore(v, src);
   }
-  Value* r = helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)});
+  Value* r = update_result(helper(kMapUpdateElem, m_.i64, {map, key, src, i64c(0)}));
   BasicBlock* full = block("array_full");
   BasicBlock* ok = block("set_elem");
-  b_.CreateCondBr(b_.CreateICmpNE(r, i64c(0)), full, ok);
+  b_.CreateCondBr(b_.CreateICmpNE(r, b_.getInt32(0)), full, ok);
   b_.SetInsertPoint(full);
   raise_literal(n->loc, overflow_message(g));
   b_.SetInsertPoint(ok);
@@ -268,45 +274,56 @@ Function* ProgramEmitter::slice_callback(const ir::Global& g, const ir::Node* n,
 // zeroed first when missing.
 Value* ProgramEmitter::add_elem(const ir::Node* n, const ir::Global& g, Value* map, Value* key) {
   Value* d = expr(n->kids.at(g.keys.size()));
-  Value* p = element_or_insert(n, g, map, key);
+  BasicBlock* gone = block("add_gone");
+  Value* p = element_or_insert(n, g, map, key, gone);
   Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, p, d, Align(8), AtomicOrdering::Monotonic);
-  return n->b ? old : b_.CreateAdd(old, d);
+  BasicBlock* added = b_.GetInsertBlock();
+  BasicBlock* done = block("add_elem");
+  b_.CreateBr(done);
+  b_.SetInsertPoint(gone);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  PHINode* before = b_.CreatePHI(m_.i64, 2);
+  before->addIncoming(old, added);
+  before->addIncoming(i64c(0), gone);
+  return n->b ? static_cast<Value*>(before) : b_.CreateAdd(before, d);
 }
 
-// Lookup; on a miss insert zeros (BPF_NOEXIST) and look up again.  Only a
-// full map (-E2BIG, -ENOMEM) is stap's "Array overflow": any other failed
-// insert means the key is contended (-EEXIST: another CPU inserted it
-// first; it may even be deleted again before the lookup), so the insert
-// is tried once more before giving up.
+// The element of key for an update, inserted zeroed (BPF_NOEXIST) when
+// missing.  Only a full map (-E2BIG, -ENOMEM) is stap's "Array overflow".
+// -EEXIST is another CPU's insert of the key: look it up again.  When that
+// (or our own fresh element) is already deleted again by a third probe,
+// the update counts as done just before that delete: branch to `gone`.
 Value* ProgramEmitter::element_or_insert(const ir::Node* n, const ir::Global& g, Value* map,
-                                         Value* key) {
-  Value* zeros = rodata_ptr(ms_.zeros(g.value_size));
+                                         Value* key, BasicBlock* gone) {
   BasicBlock* ready = block("elem_ready");
+  BasicBlock* missing = block("elem_missing");
   BasicBlock* full = block("array_full");
-  std::vector<std::pair<Value*, BasicBlock*>> found;
+  BasicBlock* busy = block("elem_busy");
+  BasicBlock* again = block("elem_again");
   Value* p = helper(kMapLookupElem, m_.ptr, {map, key});
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    BasicBlock* missing = block("elem_missing");
-    BasicBlock* inserted = block("elem_inserted");
-    found.emplace_back(p, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateIsNotNull(p), ready, missing);
-    b_.SetInsertPoint(missing);
-    Value* r = helper(kMapUpdateElem, m_.i64, {map, key, zeros, i64c(kNoExist)});
-    Value* no_room = b_.CreateOr(b_.CreateICmpEQ(r, i64c(kE2Big)), b_.CreateICmpEQ(r, i64c(kENoMem)));
-    b_.CreateCondBr(no_room, full, inserted);
-    b_.SetInsertPoint(inserted);
-    p = helper(kMapLookupElem, m_.ptr, {map, key});
-  }
-  BasicBlock* lost = block("elem_lost");
-  found.emplace_back(p, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateIsNotNull(p), ready, lost);
-  b_.SetInsertPoint(lost);
-  raise_literal(n->loc, "Array element could not be inserted (contended)");
+  BasicBlock* first = b_.GetInsertBlock();
+  b_.CreateCondBr(b_.CreateIsNotNull(p), ready, missing);
+  b_.SetInsertPoint(missing);
+  Value* zeros = rodata_ptr(ms_.zeros(g.value_size));
+  Value* r = update_result(helper(kMapUpdateElem, m_.i64, {map, key, zeros, i64c(kNoExist)}));
+  BasicBlock* not_full = block("elem_not_full");
+  b_.CreateCondBr(b_.CreateOr(b_.CreateICmpEQ(r, b_.getInt32(kE2Big)), b_.CreateICmpEQ(r, b_.getInt32(kENoMem))),
+                  full, not_full);
+  b_.SetInsertPoint(not_full);
+  b_.CreateCondBr(b_.CreateOr(b_.CreateICmpEQ(r, b_.getInt32(0)), b_.CreateICmpEQ(r, b_.getInt32(kEExist))),
+                  again, busy);
+  b_.SetInsertPoint(again);
+  Value* p2 = helper(kMapLookupElem, m_.ptr, {map, key});
+  b_.CreateCondBr(b_.CreateIsNotNull(p2), ready, gone);
+  b_.SetInsertPoint(busy);  // -EBUSY: this probe interrupted an update of the map on its CPU
+  raise_literal(n->loc, "Array update failed: the map is busy on this CPU");
   b_.SetInsertPoint(full);
   raise_literal(n->loc, overflow_message(g));
   b_.SetInsertPoint(ready);
-  PHINode* elem = b_.CreatePHI(m_.ptr, unsigned(found.size()));
-  for (auto& [v, from] : found) elem->addIncoming(v, from);
+  PHINode* elem = b_.CreatePHI(m_.ptr, 2);
+  elem->addIncoming(p, first);
+  elem->addIncoming(p2, again);
   return elem;
 }
 
@@ -316,10 +333,13 @@ void ProgramEmitter::stat_add(const ir::Node* n) {
   Value* map = ms_.global_maps.at(size_t(n->a));
   Value* key = pack_key(g, n, g.keys.size());
   Value* v = expr(n->kids.at(g.keys.size()));
-  Value* s = element_or_insert(n, g, map, key);
+  BasicBlock* done = block("stat_done");
+  Value* s = element_or_insert(n, g, map, key, done);
   const ir::HistShape& h = g.hist;
   runtime_call("stp_stat_add", Type::getVoidTy(m_.module().getContext()),
                {s, v, i64c(int64_t(h.kind)), i64c(h.low), i64c(h.step), i64c(h.buckets())});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 // @count @sum @min @max @avg and @hist_*(x)[i], merged over CPUs.

@@ -151,9 +151,11 @@ class ProgramEmitter {
   void print_hist(const ir::Node* n, const ir::Global& g);
   llvm::Value* add_elem(const ir::Node* n, const ir::Global& g, llvm::Value* map,
                         llvm::Value* key);
-  // The element of key, inserted zeroed when missing (raises when it cannot be).
+  llvm::Value* update_result(llvm::Value* r);  // a map update's error, as i32
+  // The element of key, inserted zeroed when missing; branches to `gone`
+  // when a concurrent delete took it first.
   llvm::Value* element_or_insert(const ir::Node* n, const ir::Global& g, llvm::Value* map,
-                                 llvm::Value* key);
+                                 llvm::Value* key, llvm::BasicBlock* gone);
   void stat_add(const ir::Node* n);
   llvm::Value* stat_get(const ir::Node* n);
   void clear_global(const ir::Node* n);
