@@ -15,12 +15,12 @@ cases=(
   arrays_kernel strings_kernel stats_kernel control_kernel functions_kernel
   try_catch_kernel print_family_kernel printf_kernel error_division_kernel
   delete_kernel maxmapentries_kernel tp_char_array tp_data_loc
-  exit_tracepoint concurrent_increment printf_memory kernel_memory
+  exit_tracepoint concurrent_increment array_insert_race printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
-  tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many
+  tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many stack_key_cut
   process_begin_end process_path process_threads uprobe_marks uprobe_dwarf_return
 )
 cd "$root" || exit 1
