@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -48,6 +49,11 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
   error = std::string("probe ") + p.pp + " of kind " + ir::probe_kind_name(p.kind) +
           " cannot run in the kernel";
   return false;
+}
+
+void AttachReport::warning(const std::string& message) const {
+  if (warn) warn(message);
+  else std::fprintf(stderr, "WARNING: %s\n", message.c_str());
 }
 
 // Each kprobe or uprobe holds two descriptors (its perf event and its

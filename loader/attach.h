@@ -20,6 +20,8 @@ namespace stap {
 struct AttachReport {
   int verbose = 0;
   std::function<void(const std::string&)> warn;
+  // A warning through `warn`, else "WARNING: ..." on stderr.
+  void warning(const std::string& message) const;
 };
 
 // Attaches probe `p` (kernel context) of the loaded object; appends its

@@ -153,10 +153,7 @@ bool attach_kprobes(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*
             (p.is_return ? "kretprobe: " : "kprobe: ") + errno_text(last_err);
     return false;
   }
-  for (const std::string& w : failures) {
-    if (report.warn) report.warn(w);
-    else std::fprintf(stderr, "WARNING: %s\n", w.c_str());
-  }
+  for (const std::string& w : failures) report.warning(w);
   return true;
 }
 

@@ -98,10 +98,7 @@ bool attach_per_site(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link
             " in " + p.binary + ": " + std::strerror(last_err);
     return false;
   }
-  for (const std::string& w : failures) {
-    if (report.warn) report.warn(w);
-    else std::fprintf(stderr, "WARNING: %s\n", w.c_str());
-  }
+  for (const std::string& w : failures) report.warning(w);
   return true;
 }
 

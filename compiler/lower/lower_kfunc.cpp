@@ -19,27 +19,6 @@ namespace stap::lower {
 
 namespace {
 
-// Whether an expression or statement reads the probed function's context:
-// a target variable ($x, $$parms, $return) or @entry(...).
-struct TargetUse : ast::TraversingVisitor {
-  bool found = false;
-  void visit(ast::TargetSymbol& n) override {
-    found = true;
-    ast::TraversingVisitor::visit(n);
-  }
-  void visit(ast::AtOp& n) override {
-    if (n.op == "entry") found = true;
-    ast::TraversingVisitor::visit(n);
-  }
-};
-
-bool reads_function_context(const DerivedProbe& dp) {
-  TargetUse use;
-  if (dp.decl->body) dp.decl->body->accept(use);
-  if (dp.point->condition) dp.point->condition->accept(use);
-  return use.found;
-}
-
 bool is_return_point(const ast::ProbePoint& point) {
   for (const ast::ProbePointComponent& c : point.components)
     if (c.functor == "return") return true;
@@ -56,6 +35,30 @@ bool optional_point(const DerivedProbe& dp) {
 
 }  // namespace
 
+namespace {
+
+// Finds a target variable ($x, $$parms, $return) or @entry(...).
+struct TargetUse : ast::TraversingVisitor {
+  bool found = false;
+  void visit(ast::TargetSymbol& n) override {
+    found = true;
+    ast::TraversingVisitor::visit(n);
+  }
+  void visit(ast::AtOp& n) override {
+    if (n.op == "entry") found = true;
+    ast::TraversingVisitor::visit(n);
+  }
+};
+
+}  // namespace
+
+bool reads_probe_context(const DerivedProbe& dp) {
+  TargetUse use;
+  if (dp.decl->body) dp.decl->body->accept(use);
+  if (dp.point->condition) dp.point->condition->accept(use);
+  return use.found;
+}
+
 void Lowerer::lower_kfunc_points(const DerivedProbe& dp) {
   std::vector<KernelFunctionRef> functions = dp.kernel_functions;
   if (functions.empty()) {
@@ -70,7 +73,7 @@ void Lowerer::lower_kfunc_points(const DerivedProbe& dp) {
   base.kind = ir::ProbeKind::kfunc;
   base.context = ir::Context::kernel;
   base.is_return = is_return_point(*dp.point);
-  if (reads_function_context(dp)) {
+  if (reads_probe_context(dp)) {
     for (const KernelFunctionRef& f : functions) {
       ir::Probe probe = base;
       probe.functions = {f.name};

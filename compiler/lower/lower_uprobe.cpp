@@ -17,7 +17,6 @@
 #include <set>
 #include <tuple>
 
-#include "ast/visitor.h"
 #include "debuginfo/dwarf_location.h"
 #include "debuginfo/process_points.h"
 #include "elaborate/typecheck.h"
@@ -27,33 +26,8 @@ namespace stap::lower {
 
 namespace {
 
-// Whether the body (or the point's condition) reads the site's context.
-struct ContextUse : ast::TraversingVisitor {
-  bool found = false;
-  void visit(ast::TargetSymbol& n) override {
-    found = true;
-    ast::TraversingVisitor::visit(n);
-  }
-  void visit(ast::AtOp& n) override {
-    if (n.op == "entry") found = true;
-    ast::TraversingVisitor::visit(n);
-  }
-  // @var of a PIE or library: its load bias comes from the site's address.
-  void visit(ast::AtVar& n) override {
-    found = true;
-    ast::TraversingVisitor::visit(n);
-  }
-};
-
 // struct pt_regs' ax on x86-64: where a function's value is returned.
 constexpr int64_t kRegAxOffset = 80;
-
-bool reads_site_context(const DerivedProbe& dp) {
-  ContextUse use;
-  if (dp.decl->body) dp.decl->body->accept(use);
-  if (dp.point->condition) dp.point->condition->accept(use);
-  return use.found;
-}
 
 // The pid of process(PID) points (0 otherwise): their uprobes fire in that
 // process only.
@@ -82,7 +56,7 @@ void Lowerer::lower_uprobe_points(const DerivedProbe& dp) {
     p.functions.push_back(s.function);
     p.site_points.push_back(s.point);
   };
-  if (reads_site_context(dp)) {
+  if (reads_probe_context(dp)) {
     for (const debuginfo::ProbeSite* s : sites) {
       ir::Probe probe = base;
       probe.pp = s->point;

@@ -86,6 +86,12 @@ struct BodyState {
   bool in_function = false;
 };
 
+// Whether a probe's body (or its point's condition) reads the probed
+// code's context: a target variable ($x, $$parms, $return) or @entry.
+// Such a kernel.function or process probe gets one program per function
+// or site (lower_kfunc.cpp).
+bool reads_probe_context(const DerivedProbe& dp);
+
 struct Place;     // kfunc_target.h
 // process.begin/.end/.thread.*/.syscall[.return] (lower_process.cpp).
 enum class ProcessEvent : uint8_t { none, begin, end, thread_begin, thread_end, syscall, syscall_return };
