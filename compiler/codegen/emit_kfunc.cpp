@@ -132,7 +132,7 @@ bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::strin
   std::string name = "kfunc_" + std::to_string(index);
   bool one = p.functions.size() == 1;
   std::string kprobe = p.is_return ? "kretprobe" : "kprobe";
-  try {
+  return emit_probe_programs(p, name, error, [&] {
     ProgramEmitter(ms, p).emit_kfunc(name, one ? kprobe + "/" + p.functions[0] : kprobe,
                                      KfuncVariant::kprobe);
     if (!one)
@@ -142,12 +142,7 @@ bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::strin
       ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_FENTRY_SUFFIX,
                                        (p.is_return ? "fexit/" : "fentry/") + p.functions[0],
                                        KfuncVariant::trampoline);
-  } catch (const CodegenError& e) {
-    error = std::string(e.what()) + " in probe " + p.pp;
-    return false;
-  }
-  p.program_name = name;
-  return true;
+  });
 }
 
 }  // namespace stap::codegen

@@ -10,14 +10,8 @@ namespace stap::codegen {
 
 bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error) {
   std::string name = "perf_" + std::to_string(index);
-  try {
-    ProgramEmitter(ms, p).emit(name, "perf_event");
-  } catch (const CodegenError& e) {
-    error = std::string(e.what()) + " in probe " + p.pp;
-    return false;
-  }
-  p.program_name = name;
-  return true;
+  return emit_probe_programs(p, name, error,
+                             [&] { ProgramEmitter(ms, p).emit(name, "perf_event"); });
 }
 
 }  // namespace stap::codegen

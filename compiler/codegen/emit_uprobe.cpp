@@ -24,16 +24,11 @@ bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, size_t index, std::strin
   }
   std::string name = "uprobe_" + std::to_string(index);
   std::string section = p.is_return ? "uretprobe" : "uprobe";
-  try {
+  return emit_probe_programs(p, name, error, [&] {
     ProgramEmitter(ms, p).emit_kfunc(name, section, KfuncVariant::kprobe);
     ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_MULTI_SUFFIX, section,
                                      KfuncVariant::kprobe);
-  } catch (const CodegenError& e) {
-    error = std::string(e.what()) + " in probe " + p.pp;
-    return false;
-  }
-  p.program_name = name;
-  return true;
+  });
 }
 
 }  // namespace stap::codegen

@@ -30,6 +30,20 @@ struct CodegenError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Runs `emit` (which builds probe p's programs); on success names p's
+// program `name`, on a CodegenError sets `error` ("... in probe PP").
+template <typename Emit>
+bool emit_probe_programs(ir::Probe& p, const std::string& name, std::string& error, Emit emit) {
+  try {
+    emit();
+  } catch (const CodegenError& e) {
+    error = std::string(e.what()) + " in probe " + p.pp;
+    return false;
+  }
+  p.program_name = name;
+  return true;
+}
+
 // What every program of the module shares.
 struct ModuleState {
   ir::Module& ir;

@@ -27,6 +27,21 @@ using ir::Type;
 
 namespace codegen_test {
 
+// As the runtime does before probes may run: the globals' state RUNNING,
+// target() this test process.
+inline void start_running(bpf_object* obj) {
+  bpf_map* map = bpf_object__find_map_by_name(obj, STAP_GLOBALS_MAP);
+  REQUIRE(map);
+  std::vector<char> v(bpf_map__value_size(map));
+  uint32_t zero = 0;
+  REQUIRE(bpf_map_lookup_elem(bpf_map__fd(map), &zero, v.data()) == 0);
+  auto* h = reinterpret_cast<stap_globals_header*>(v.data());
+  h->state = STAP_STATE_RUNNING;
+  h->target_pid = getpid();
+  REQUIRE(bpf_map_update_elem(bpf_map__fd(map), &zero, v.data(), 0) == 0);
+}
+
+
 // Builds IR with less noise.
 struct Builder {
   ir::Module m;
@@ -126,12 +141,7 @@ class Loaded {
       REQUIRE(link);
       links_.push_back(link);
     }
-    std::vector<char> v = globals();
-    auto* h = reinterpret_cast<stap_globals_header*>(v.data());
-    h->state = STAP_STATE_RUNNING;
-    h->target_pid = getpid();
-    uint32_t zero = 0;
-    REQUIRE(bpf_map_update_elem(fd(STAP_GLOBALS_MAP), &zero, v.data(), 0) == 0);
+    start_running(obj_);
   }
   ~Loaded() {
     for (bpf_link* l : links_) bpf_link__destroy(l);

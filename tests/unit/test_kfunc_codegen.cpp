@@ -145,13 +145,7 @@ class KfuncSession {
     INFO(error);
     REQUIRE(chosen);
     REQUIRE(bpf_object__load(obj_) == 0);
-    bpf_map* map = bpf_object__find_map_by_name(obj_, STAP_GLOBALS_MAP);
-    std::vector<char> v(bpf_map__value_size(map));
-    auto* h = reinterpret_cast<stap_globals_header*>(v.data());
-    h->state = STAP_STATE_RUNNING;
-    h->target_pid = getpid();
-    uint32_t zero = 0;
-    REQUIRE(bpf_map_update_elem(bpf_map__fd(map), &zero, v.data(), 0) == 0);
+    start_running(obj_);
     for (const ir::Probe& p : m.probes) {
       bool attached = attach_kfunc(obj_, p, links_, AttachReport{}, error);
       INFO(error);

@@ -104,13 +104,10 @@ TEST_CASE("uprobe attach: two sites fire with their cookies", "[uprobe_attach]")
   REQUIRE(obj);
   choose_uprobe_programs(obj, t.m);
   REQUIRE(bpf_object__load(obj) == 0);
+  start_running(obj);
   bpf_map* map = bpf_object__find_map_by_name(obj, STAP_GLOBALS_MAP);
   std::vector<char> v(bpf_map__value_size(map));
-  auto* h = reinterpret_cast<stap_globals_header*>(v.data());
-  h->state = STAP_STATE_RUNNING;
-  h->target_pid = getpid();
   uint32_t zero = 0;
-  REQUIRE(bpf_map_update_elem(bpf_map__fd(map), &zero, v.data(), 0) == 0);
   std::vector<bpf_link*> links;
   std::string error;
   bool attached = attach_uprobe(obj, t.m.probes[0], links, AttachReport{}, error);
