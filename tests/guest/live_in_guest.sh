@@ -21,7 +21,7 @@ cases=(
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many stack_key_cut
-  process_begin_end process_path process_threads uprobe_marks uprobe_dwarf_return
+  process_begin_end process_path uprobe_marks uprobe_dwarf_return
 )
 cd "$root" || exit 1
 # The whole list takes about 4 minutes.  Three times in CI (in
