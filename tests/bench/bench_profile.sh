@@ -5,13 +5,20 @@
 # for SECONDS each while a busy loop runs on every CPU.  Prints the
 # tracer process's CPU time (user+sys, from /proc/PID/stat, start-up and
 # compilation included) and the busy loop's throughput against a run
-# without a tracer (the kernel-side cost of the samples lands there).
-# Usage: bench_profile.sh STAP [SECONDS]
+# without a tracer (the kernel-side cost of the samples lands there),
+# and the kernel's own timing of the tracer's BPF programs (ns per sample,
+# kernel.bpf_stats_enabled), which shows differences the busy loop's noise
+# hides.  RATE (default 99) sets the sampling frequency of both.
+# Usage: bench_profile.sh STAP [SECONDS]   (root)
 set -uo pipefail
 stap=${1:?usage: bench_profile.sh STAP [SECONDS]}
 secs=${2:-10}
+rate=${RATE:-99}
 ncpu=$(nproc)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$tmp"' EXIT
 cat > "$tmp/spin.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,27 +47,42 @@ spin_all() {
 # CPU seconds (user+sys) of a process and its reaped children so far.
 cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14+$15+$16+$17)/hz}' "/proc/$1/stat"; }
 
+# "run_time_ns run_cnt" summed over the BPF programs process $1 holds.
+prog_stats() {
+  local f t=0 c=0 k v
+  for f in /proc/"$1"/fd/*; do
+    [[ $(readlink "$f") == *bpf-prog* ]] || continue
+    while read -r k v; do
+      case $k in run_time_ns:) t=$((t + v)) ;; run_cnt:) c=$((c + v)) ;; esac
+    done < /proc/"$1"/fdinfo/"${f##*/}"
+  done
+  echo "$t $c"
+}
+
 # Runs a tracer command in the background during a spin; prints
-# "tracer_cpu_s iterations".
+# "tracer_cpu_s iterations bpf_ns_per_sample samples".
 with_tracer() {
   "$@" > "$tmp/tracer.out" 2>&1 &
-  local pid=$! cpu
+  local pid=$! cpu t0 c0 t1 c1
   sleep 3  # compiled and attached
+  read -r t0 c0 < <(prog_stats "$pid")
   local it; it=$(spin_all)
+  read -r t1 c1 < <(prog_stats "$pid")
   cpu=$(cpu_of "$pid")
   kill -INT "$pid"; wait "$pid" 2>/dev/null
-  echo "$cpu $it"
+  echo "$cpu $it $(awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f %d", c ? t / c : 0, c }')"
 }
 
 base=$(spin_all)
-read -r stap_cpu stap_it < <(with_tracer "$stap" -e 'global s; probe timer.profile.freq.hz(99) { s[backtrace()] <<< 1 } probe end { foreach (k in s- limit 1) printf("%d\n", @count(s[k])) }')
+read -r stap_cpu stap_it stap_ns stap_n < <(with_tracer "$stap" -e 'global s; probe timer.profile.freq.hz('"$rate"') { s[backtrace()] <<< 1 } probe end { foreach (k in s- limit 1) printf("%d\n", @count(s[k])) }')
 if command -v bpftrace >/dev/null; then
-  read -r bt_cpu bt_it < <(with_tracer bpftrace -e 'profile:hz:99 { @[kstack] = count(); } END { clear(@); }')
+  read -r bt_cpu bt_it bt_ns bt_n < <(with_tracer bpftrace -e 'profile:hz:'"$rate"' { @[kstack] = count(); } END { clear(@); }')
 else
-  bt_cpu=- bt_it=0
+  bt_cpu=- bt_it=0 bt_ns=- bt_n=-
 fi
 pct() { [ "$1" -gt 0 ] && awk -v a="$1" -v b="$base" 'BEGIN {printf "%.1f%%", (b - a) * 100 / b}' || echo -; }
-printf "%-34s %14s %16s %12s\n" "profile at 99 Hz, ${secs}s, $ncpu CPUs" "tracer CPU s" "busy iterations" "slowdown"
-printf "%-34s %14s %16s %12s\n" "no tracer" "-" "$base" "-"
-printf "%-34s %14s %16s %12s\n" "stap timer.profile s[backtrace()]" "$stap_cpu" "$stap_it" "$(pct "$stap_it")"
-printf "%-34s %14s %16s %12s\n" "bpftrace @[kstack] = count()" "$bt_cpu" "$bt_it" "$(pct "$bt_it")"
+row() { printf "%-34s %12s %16s %9s %9s %10s\n" "$@"; }
+row "profile at $rate Hz, ${secs}s, $ncpu CPUs" "tracer CPU s" "busy iterations" slowdown samples "BPF ns/run"
+row "no tracer" - "$base" - - -
+row "stap timer.profile s[backtrace()]" "$stap_cpu" "$stap_it" "$(pct "$stap_it")" "$stap_n" "$stap_ns"
+row "bpftrace @[kstack] = count()" "$bt_cpu" "$bt_it" "$(pct "$bt_it")" "$bt_n" "$bt_ns"
