@@ -12,7 +12,11 @@
 #   STAP_GUEST_TIMEOUT     seconds before the guest is killed (default 600; exit 124)
 #   STAP_GUEST_MEM         guest RAM (default 2G)
 #   STAP_GUEST_CPUS        guest vCPUs (default 2)
-#   STAP_GUEST_KERNEL_PKG  kernel package (default: what linux-image-amd64 depends on)
+#   STAP_GUEST_KERNEL      kernel series: 6.1 (default; Debian 12's own) or 6.12
+#                          (Debian 12's newer kernel: kprobe.multi, fprobe)
+#   STAP_GUEST_KERNEL_PKG  kernel package (default: what the series' meta
+#                          package depends on: linux-image-amd64 for 6.1,
+#                          linux-image-6.12-amd64 for 6.12)
 #   STAP_GUEST_TSC_KHZ     host TSC rate in kHz (default: from /proc/cpuinfo)
 #   STAP_GUEST_9P_CACHE    9p cache mode (default loose; mmap, none)
 #   STAP_GUEST_TCG_THREAD  multi or single (default: single while the host's
@@ -87,15 +91,21 @@ extract_vmlinux() { # vmlinuz out
   return 1
 }
 
+series=${STAP_GUEST_KERNEL:-6.1}
+case $series in
+  6.1) meta_pkg=linux-image-amd64 ;;
+  [0-9]*.[0-9]*) meta_pkg=linux-image-$series-amd64 ;;
+  *) die "STAP_GUEST_KERNEL=$series: expected a series such as 6.1 or 6.12" ;;
+esac
 depends_pkg() {
-  apt-cache depends linux-image-amd64 2>/dev/null |
+  apt-cache depends "$meta_pkg" 2>/dev/null |
     sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1
 }
 kernel_pkg=${STAP_GUEST_KERNEL_PKG:-}
 if [ -z "$kernel_pkg" ]; then
   # Asking apt takes a second: a kernel prepared or checked within the last
   # day is used as it is.
-  prepared=$(cd "$cache" && ls -d linux-image-*/ 2>/dev/null | sed 's,/$,,' | sort -V | tail -n1) || true
+  prepared=$(cd "$cache" && ls -d "linux-image-$series."*/ 2>/dev/null | sed 's,/$,,' | sort -V | tail -n1) || true
   if [ -n "$prepared" ] && [ -e "$cache/$prepared/.ready" ] &&
     [ -n "$(find "$cache/$prepared/.checked" -mmin -1440 2>/dev/null)" ]; then
     kernel_pkg=$prepared
@@ -109,7 +119,7 @@ if [ -z "$kernel_pkg" ]; then
     fi
   fi
 fi
-[ -n "$kernel_pkg" ] || die "cannot tell which linux-image-6.1 package linux-image-amd64 depends on"
+[ -n "$kernel_pkg" ] || die "cannot tell which linux-image-$series package $meta_pkg depends on"
 kdir=$cache/$kernel_pkg
 
 exec 8>"$cache/.lock"
@@ -147,8 +157,9 @@ if [ ! -e "$kdir/.ready" ]; then
   rm -rf "$kdir.tmp/deb"
   touch "$kdir.tmp/.ready"
   mv "$kdir.tmp" "$kdir"
-  # Older kernels (after a Debian point release) are not needed any more.
-  for old in "$cache"/linux-image-*; do
+  # Older kernels of the series (after a Debian point release) are not
+  # needed any more; the other series' stay.
+  for old in "$cache/linux-image-$series."*; do
     [ "$old" = "$kdir" ] || rm -rf "$old"
   done
 fi
@@ -162,14 +173,19 @@ modroot=$kdir/root/lib/modules/$kver
 
 # ---------------------------------------------------------------- initramfs
 # Modules the init loads, in dependency order from modules.dep: lines
-# "name path" (path relative to $modroot).
+# "name path" (path relative to $modroot).  fscache is a module of its own
+# up to 6.1 and part of netfs from 6.2 on.
 wanted_modules="virtio virtio_ring virtio_mmio virtio_console netfs fscache 9pnet 9pnet_virtio 9p"
-modlist=$(awk -v wanted="$wanted_modules" '
+optional_modules="fscache"
+modlist=$(awk -v wanted="$wanted_modules" -v optional=" $optional_modules " '
   function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.(xz|zst|gz))?$/, "", p); return p }
   function add(m,   n, i, d) {
     if (m in done) return
     done[m] = 1
-    if (!(m in path)) { if (!(m in builtin)) { print "missing " m; bad = 1 } ; return }
+    if (!(m in path)) {
+      if (!(m in builtin) && index(optional, " " m " ") == 0) { print "missing " m; bad = 1 }
+      return
+    }
     n = split(deps[m], d, " ")
     for (i = 1; i <= n; i++) add(base(d[i]))
     print m, path[m]
