@@ -4,6 +4,8 @@
 # this host has no kprobes and refuses fentry), or on this machine with
 # --here.  Prints one table.  Not a ctest: a program that prints figures.
 #   tests/bench/bench_kfunc.sh BUILD_DIR [RUNS] [--here]
+# STAP_GUEST_KERNEL=6.12 runs it in the guest with Debian 12's 6.12
+# kernel, the one with kprobe.multi (run_in_guest.sh).
 #
 # Method, for each target (kernel.function("vfs_*"), and every function of
 # ext4, loaded in the guest from its kernel's modules when missing; else
