@@ -19,6 +19,8 @@ tmp=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$tmp"' EXIT
+# A fresh cache: the stap run compiles its script as bpftrace does.
+export SYSTEMTAP_DIR=$tmp/stapdir
 cat > "$tmp/spin.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
