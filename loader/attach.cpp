@@ -1,4 +1,5 @@
 #include "attach.h"
+#include "attach_perf_task.h"
 
 #include <bpf/libbpf.h>
 #include <sys/resource.h>
@@ -37,7 +38,7 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
     case ir::ProbeKind::syscall:
       if (!attached.insert(p.program_name).second) return true;
       return attach_syscall(prog, p, links, error);
-    case ir::ProbeKind::perf: return attach_perf(prog, p, links, error);
+    case ir::ProbeKind::perf: return attach_perf(prog, p, links, report, error);
     case ir::ProbeKind::begin:
     case ir::ProbeKind::end:
     case ir::ProbeKind::error:
@@ -74,6 +75,7 @@ void hold_link_fd(int fd) {
 }
 
 void destroy_links(std::vector<bpf_link*>& links) {
+  stop_process_watchers();  // perf .process("P"): theirs, and no new ones
   {
     // One close each (a uprobe.multi link detaches all its sites at once).
     std::lock_guard<std::mutex> lock(held_mutex);

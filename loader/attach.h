@@ -20,6 +20,8 @@ namespace stap {
 struct AttachReport {
   int verbose = 0;
   std::function<void(const std::string&)> warn;
+  // The -c/-x target (0: none), which perf probes' .process count in.
+  int target_pid = 0;
   // A warning through `warn`, else "WARNING: ..." on stderr.
   void warning(const std::string& message) const;
 };
@@ -51,9 +53,10 @@ bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, std::vector<bpf_li
                        std::string& error);
 bool attach_syscall(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
                     std::string& error);
-// Perf events on every online CPU (attach_perf.cpp).
+// Perf events on every online CPU, or on the tasks of the processes a
+// .process probe counts in (attach_perf.cpp, attach_perf_task.cpp).
 bool attach_perf(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
-                 std::string& error);
+                 const AttachReport& report, std::string& error);
 
 // kernel.function probes (attach_kfunc.cpp).  Before load: picks each
 // probe's mechanism from kernel::kfunc_support() and turns off the other

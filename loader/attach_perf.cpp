@@ -1,5 +1,7 @@
 // Perf-event probes (timer.profile, perf.*): the probe's event opened on
-// every online CPU (perf_event_open, pid -1), its program attached to each.
+// every online CPU (perf_event_open, pid -1), its program attached to each;
+// with .process, on the tasks of the processes it counts in instead
+// (attach_perf_task.cpp).
 // A hardware counter this machine lacks (a VM without a PMU) is refused by
 // the kernel with ENOENT or EOPNOTSUPP: that is said in words, with the
 // way out ('!' falls back at compile time: perf.hw.cpu_cycles!, timer.profile).
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "attach.h"
+#include "attach_perf_task.h"
 
 namespace stap {
 
@@ -54,10 +57,30 @@ std::string open_error(const ir::Probe& p, int err) {
   return what;
 }
 
+// .process: every thread of the -c/-x target (the -c child, held before
+// its exec, has one), inherited by its whole tree.
+bool attach_target(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
+                   int target, std::vector<bpf_link*>& links, std::string& error) {
+  if (target <= 0) {
+    error = "probe " + p.pp + ": .process without a name counts in the -c COMMAND or -x PID "
+            "target, and there is none";
+    return false;
+  }
+  std::set<int> opened;
+  std::vector<TaskLink> opened_links;
+  int err = 0;
+  bool ok = open_process_events(prog, attr, target, opened, opened_links, err);
+  for (const TaskLink& t : opened_links) links.push_back(t.link);
+  if (!ok) error = open_error(p, err);
+  else if (opened_links.empty()) error = "probe " + p.pp + ": the target process " +
+                                         std::to_string(target) + " is gone";
+  return error.empty();
+}
+
 }  // namespace
 
 bool attach_perf(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& links,
-                 std::string& error) {
+                 const AttachReport& report, std::string& error) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
   attr.type = uint32_t(p.perf_type);
@@ -68,6 +91,8 @@ bool attach_perf(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*>& 
   } else {
     attr.sample_period = uint64_t(p.perf_period);
   }
+  if (p.target_pid == -1) return attach_target(prog, attr, p, report.target_pid, links, error);
+  if (!p.binary.empty()) return watch_process_events(prog, attr, p, report, error);
   std::vector<int> cpus = online_cpus();
   if (cpus.empty()) cpus.push_back(0);
   for (int cpu : cpus) {

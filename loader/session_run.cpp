@@ -281,6 +281,7 @@ bool Session::attach_all() {
     if (p.context != ir::Context::kernel) continue;
     std::string error;
     AttachReport report{options_.verbose, [this](const std::string& m) { warn(m); }};
+    report.target_pid = int(store_->header().target_pid);
     if (!attach_probe(obj_, p, links_, attached, error, report)) {
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       return false;

@@ -44,6 +44,9 @@ class PerfProvider : public ProbeProvider {
                        "perf.type(number).config(number).hz(number)",
                        "perf.type(number).config(number).process",
                        "perf.type(number).config(number).process(string)",
+                       // Beyond stap, whose .process takes the default period only.
+                       "perf.type(number).config(number).sample(number).process",
+                       "perf.type(number).config(number).sample(number).process(string)",
                        "perf.type(number).config(number).counter(string)",
                        "perf.type(number).config(number).process(string).counter(string)"},
                       /*resolved_later=*/true) {}

@@ -1,0 +1,77 @@
+# perf.*.process and .process("P"): the event counts in those processes
+# only (per-task events, inherited by their children), so a busy
+# neighbour adds nothing and the counts are the processes' own:
+#  - .process (the -c tree) with task_clock every 0.1 ms: the burner's
+#    samples are its CPU time as time(1) measures it, the neighbour (the
+#    same program, started before) has none;
+#  - .process("P") with cpu_clock: a P process running before the script
+#    and one exec'd while it runs are counted, `yes` beside them and the
+#    shell that starts P are not;
+#  - context_switches.sample(1).process: exactly the switches the target
+#    itself reports in /proc (before and after its exec).
+#! timeout: 120
+burn=$LIVE/burn_cpu
+status=0
+
+# 1. .process: the -c tree.
+$burn 6 & neighbour=$!
+$STAP -e 'global n
+probe perf.sw.task_clock.sample(100000).process { n[pid(), execname()]++ }
+probe end { foreach ([p, e] in n) printf("pid %d %s %d\n", p, e, n[p, e]) }' \
+  -c "bash -c 'TIMEFORMAT=\"cpu %3U %3S\"; { time $burn 2; } 2> $CASE_TMP/time'" \
+  > $CASE_TMP/out1 2>&1 || status=1
+kill $neighbour 2>/dev/null; wait $neighbour 2>/dev/null
+read _ user sys < <(grep '^cpu ' $CASE_TMP/time)
+cpu_ms=$(awk -v u=$user -v s=$sys 'BEGIN { printf "%d", (u + s) * 1000 }')
+samples=$(awk '$1 == "pid" && $3 == "burn_cpu" { s += $4 } END { print s+0 }' $CASE_TMP/out1)
+# A sample every 0.1 ms of the burner's CPU time: 10 per ms, within 10%
+# (time(1) rounds to ms; the exec itself is charged to the shell).
+[ "$cpu_ms" -gt 50 ] && [ $((samples * 10)) -ge $((cpu_ms * 10 * 9)) ] &&
+  [ $((samples * 10)) -le $((cpu_ms * 10 * 11)) ] && echo ".process: the burner's own CPU time"
+grep -q "^pid $neighbour " $CASE_TMP/out1 || echo ".process: the neighbour adds nothing"
+# The shell (named stap until its exec) and the burner (bash until its).
+[ "$(awk '$1 == "pid" { print $2 }' $CASE_TMP/out1 | sort -u | wc -l)" -eq 2 ] &&
+  echo ".process: only the target tree"
+
+# 2. .process("P"): P before the script and P exec'd during it.
+$burn 6 & before=$!
+yes > /dev/null & other=$!
+$STAP -e 'global n
+probe perf.sw.cpu_clock.process("'$burn'") { n[pid(), execname()]++ }
+probe begin { printf("pp %s\n", pp()) }
+probe perf.sw.cpu_clock.process("'$burn'") { if (n[pid(), execname()] == 1) printf("point %s\n", pp()) }
+probe end { foreach ([p, e] in n) printf("pid %d %s %d\n", p, e, n[p, e]) }' \
+  -c "bash -c 'sleep 0.5; $burn 1 & echo new \$!; wait'" > $CASE_TMP/out2 2>&1 || status=1
+kill $before $other 2>/dev/null; wait $before $other 2>/dev/null
+new=$(awk '$1 == "new" { print $2 }' $CASE_TMP/out2)
+grep -qE "^pid $before burn_cpu [0-9]+$" $CASE_TMP/out2 && echo "P: a process running before counts"
+grep -qE "^pid $new burn_cpu [0-9]+$" $CASE_TMP/out2 && echo "P: a process exec'd later counts"
+grep -q "^pid $other " $CASE_TMP/out2 || echo "P: another program adds nothing"
+grep -q " bash " $CASE_TMP/out2 || echo "P: the shell that starts P adds nothing"
+grep -qF "point perf.type(1).config(0).sample(1000000).process(\"$burn\")" $CASE_TMP/out2 &&
+  echo "P: pp() names the process"
+
+# 3. context switches of the target, exactly.
+yes > /dev/null & other=$!
+$STAP -e 'global n
+probe perf.sw.context_switches.sample(1).process { n++ }
+probe end { printf("switches %d\n", n) }' \
+  -c "/usr/bin/python3 -c 'import time
+for i in range(100): time.sleep(0.002)
+s = open(\"/proc/self/status\").read()
+print(\"proc\", sum(int(l.split()[1]) for l in s.splitlines() if \"ctxt_switches\" in l))'" \
+  > $CASE_TMP/out3 2>&1 || status=1
+kill $other 2>/dev/null; wait $other 2>/dev/null
+read _ proc < <(grep '^proc ' $CASE_TMP/out3)
+read _ counted < <(grep '^switches ' $CASE_TMP/out3)
+# The few switches after /proc was read (printing, exit) count too.
+[ "$proc" -ge 100 ] && [ "$counted" -ge "$proc" ] && [ "$counted" -le $((proc + 5)) ] &&
+  echo "context switches: the target's own"
+
+# No .process without a target.
+$STAP -e 'probe perf.sw.cpu_clock.process { exit() }' > $CASE_TMP/out4 2>&1
+echo "no target: status $?"
+grep -q "without a name counts in the -c COMMAND or -x PID target" $CASE_TMP/out4 &&
+  echo "no target: said why"
+[ $status -eq 0 ] || cat $CASE_TMP/out1 $CASE_TMP/out2 $CASE_TMP/out3 >&2
+exit 0
