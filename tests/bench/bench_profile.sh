@@ -70,7 +70,9 @@ with_tracer() {
   read -r t0 c0 < <(prog_stats "$pid")
   local it; it=$(spin_all)
   read -r t1 c1 < <(prog_stats "$pid")
-  cpu=$(cpu_of "$pid")
+  if ! cpu=$(cpu_of "$pid" 2>/dev/null); then
+    echo "bench_profile: the tracer ended early: $*" >&2; cat "$tmp/tracer.out" >&2; cpu=-
+  fi
   kill -INT "$pid"; wait "$pid" 2>/dev/null
   echo "$cpu $it $(awk -v t=$((t1 - t0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.0f %d", c ? t / c : 0, c }')"
 }
