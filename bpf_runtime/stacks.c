@@ -86,12 +86,24 @@ STP_INLINE long stp_stack_add(void *ids, void *frames, void *counts, __u64 *hash
  * (BPF_F_USER_STACK), captured into buf (depth words, a scratch slot);
  * -1 when there is no stack (a kernel thread's user stack) or it was
  * lost (counted). */
+STP_INLINE long stp_stack_store(__u64 *buf, long depth, void *ids, void *frames, void *counts,
+				long max_ids);
+
 STP_INLINE long stp_stack_id(void *ctx, __u64 *buf, long depth, long flags, void *ids,
 			     void *frames, void *counts, long max_ids)
 {
 	long size = bpf_get_stack(ctx, buf, depth * 8, flags);
 	if (size <= 0)
 		return -1;
+	return stp_stack_store(buf, depth, ids, frames, counts, max_ids);
+}
+
+/* The id of the frames in buf (depth words, zeros past the last frame),
+ * found or added; -1 when lost (counted).  Also for the user stacks
+ * unwind.c unwinds. */
+STP_INLINE long stp_stack_store(__u64 *buf, long depth, void *ids, void *frames, void *counts,
+				long max_ids)
+{
 	__u64 hash = stap_stack_hash(buf, depth);
 	long id = stp_stack_find(ids, frames, &hash, buf, depth);
 	if (id == -1)

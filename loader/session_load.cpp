@@ -117,6 +117,8 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
     return nullptr;
   }
   choose_uprobe_programs(obj, module);
+  UnwindTables unwind;
+  unwind.prepare(obj, module, options.unwind, options.verbose);
   int rc = bpf_object__load(obj);
   if (rc != 0) {
     std::string probe = failed_probe(obj, module);
@@ -124,6 +126,11 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
     error += probe.empty() ? std::string("the compiled object") : "probe " + probe;
     error += std::string(": ") + std::strerror(-rc);
     if (options.verbose < 3) error += " (run with -vvv for the verifier's log)";
+    bpf_object__close(obj);
+    return nullptr;
+  }
+  if (!unwind.fill(obj, error)) {
+    error = "ERROR: " + error;
     bpf_object__close(obj);
     return nullptr;
   }

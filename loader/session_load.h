@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ir/ir.h"
+#include "loader/unwind_tables.h"
 
 struct bpf_object;
 
@@ -17,6 +18,7 @@ namespace stap {
 struct LoadOptions {
   int verbose = 0;
   int64_t buffer_mb = 0;  // -s: the ring buffer's size in MB, 0 = the object's
+  UnwindSources unwind;   // the binaries user stacks are unwound through
 };
 
 // Opens `object` (whose module is `module`), sizes its maps and loads it.

@@ -163,7 +163,9 @@ bool Session::prepare(std::string_view object) {
     return false;
   }
   if (!open_output()) return false;
-  obj_ = load_object(object, module_, LoadOptions{options_.verbose, options_.buffer_mb}, error);
+  LoadOptions load{options_.verbose, options_.buffer_mb,
+                   UnwindSources{options_.command, options_.target_pid, options_.symbol_modules}};
+  obj_ = load_object(object, module_, load, error);
   if (!obj_) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return false;

@@ -30,6 +30,7 @@ struct RunOptions {
                                   // object file's name; empty: "stap"
   bool suppress_handler_errors = false;  // --suppress-handler-errors
   std::string folded_file;        // --folded=FILE: stack-keyed aggregates as folded stacks
+  std::vector<std::string> symbol_modules;  // -d FILE: also unwound through (loader/unwind_tables.h)
 };
 
 // Returns the process exit code (0 on a normal end, 1 on failure); prints

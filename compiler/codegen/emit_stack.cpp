@@ -22,6 +22,7 @@
 #include <llvm/IR/Instructions.h>
 
 #include "bpf_runtime/stap_layout.h"
+#include "bpf_runtime/unwind_row.h"
 #include "codegen/emitter.h"
 #include "ir/key_codes.h"
 
@@ -43,13 +44,32 @@ constexpr int64_t kMaxStackEntries = int64_t{1} << 24;
 constexpr int64_t kRegIp = 128, kRegCs = 136;
 constexpr unsigned kMaxProcesses = 8192;
 constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
+constexpr unsigned kMapLruPercpuHash = 10;  // BPF_MAP_TYPE_LRU_PERCPU_HASH
+// unwind.c's struct stp_umaps: mm, next, 8 mappings of 32 bytes.
+constexpr const char* kUnwindMapsMap = "stap_unwind_maps";
+constexpr unsigned kUnwindMapsValue = 16 + 8 * 32;
+// Per CPU, so 1024 x 272 bytes a CPU; an evicted process relearns its
+// mappings.
+constexpr unsigned kUnwindProcesses = 1024;
 
 int64_t stack_entries(const ir::Limits& limits) {
   return std::clamp<int64_t>(limits.maxmapentries * 2, kMinStackEntries, kMaxStackEntries);
 }
 
 bool user_side(const std::string& f) {
-  return f == "ubacktrace" || f == "ucallers" || f == "sprint_ubacktrace" || f == "usymname";
+  return f == "ubacktrace" || f == "ucallers" || f == "sprint_ubacktrace" || f == "usymname" ||
+         f == "print_ubacktrace";
+}
+
+// The unwinder's maps (bpf_runtime/unwind_row.h): the rows (one
+// placeholder slot; the loader sizes it to the tables it builds), the
+// files, and a per-CPU cache of each process's mappings (unwind.c).
+void ensure_unwind_maps(BpfModule& m) {
+  if (m.module().getNamedGlobal(STAP_UNWIND_ROWS_MAP)) return;
+  m.add_map({STAP_UNWIND_ROWS_MAP, kMapArray, 1, 0, 4, 8});
+  m.add_map({STAP_UNWIND_FILES_MAP, kMapHash, STAP_UNWIND_MAX_FILES, 0,
+              unsigned(sizeof(stap_unwind_file)), unsigned(sizeof(stap_unwind_range))});
+  m.add_map({kUnwindMapsMap, kMapLruPercpuHash, kUnwindProcesses, 0, 8, kUnwindMapsValue});
 }
 
 }  // namespace
@@ -118,9 +138,22 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   Value* flags = b_.CreateSelect(in_user, i64c(kUserStackFlag), i64c(0));
   int64_t depth = ms_.ir.limits.maxbacktrace;
   Value* buf = scratch_slot(uint32_t(8 * depth));
-  Value* id = runtime_call("stp_stack_id", m_.i64,
-                           {ctx_, buf, i64c(depth), flags, m_.module().getNamedGlobal(STAP_STACK_IDS_MAP), ms_.stack_map,
-                            ms_.stack_lost_map, i64c(stack_entries(ms_.ir.limits))});
+  Value* ids = m_.module().getNamedGlobal(STAP_STACK_IDS_MAP);
+  Value* id = nullptr;
+  if (in_user == b_.getTrue() && form != i64c(ir::kStackSymbol)) {
+    // ubacktrace() and friends: unwound with the binaries' CFI
+    // (bpf_runtime/unwind.c) once the loader has loaded tables.
+    ensure_unwind_maps(m_);
+    id = runtime_call("stp_ustack_id", m_.i64,
+                      {ctx_, buf, i64c(depth), ids, ms_.stack_map, ms_.stack_lost_map,
+                       i64c(stack_entries(ms_.ir.limits)), m_.module().getNamedGlobal(STAP_UNWIND_ROWS_MAP),
+                       m_.module().getNamedGlobal(STAP_UNWIND_FILES_MAP),
+                       m_.module().getNamedGlobal(kUnwindMapsMap)});
+  } else {
+    id = runtime_call("stp_stack_id", m_.i64,
+                      {ctx_, buf, i64c(depth), flags, ids, ms_.stack_map, ms_.stack_lost_map,
+                       i64c(stack_entries(ms_.ir.limits))});
+  }
   Value* tgid = b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32);
   Value* code = b_.CreateOr(i64c(ir::kStackTag), b_.CreateAnd(id, i64c(0xffffff)));
   code = b_.CreateOr(code, b_.CreateShl(form, 56));
