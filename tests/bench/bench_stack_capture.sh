@@ -5,6 +5,9 @@
 # backtrace() and by ubacktrace(), while getpid_loop makes a million
 # calls.  ns per run minus the baseline's is what the capture costs
 # (bpf_get_stack and the stack storage's lookup; bpf_runtime/stacks.c).
+# ubacktrace() twice: through the CFI unwinder (bpf_runtime/unwind.c,
+# tables for getpid_loop and libc from -d) and the kernel's frame-pointer
+# walk (STAP_UNWIND=fp, no tables).
 # With a second stap (another build), its numbers are printed beside.
 # Usage: bench_stack_capture.sh STAP [OTHER_STAP]  (root)
 set -uo pipefail
@@ -13,6 +16,7 @@ stap=$(realpath "${1:?usage: bench_stack_capture.sh STAP [OTHER_STAP]}")
 other=${2:+$(realpath "$2")}
 loop=$(dirname "$stap")/tests/live/getpid_loop
 calls=${CALLS:-1000000}
+unwind=  # STAP_UNWIND for the next measure
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
@@ -32,10 +36,12 @@ prog_stats() {
 }
 
 # "ns_per_run ns_per_call": STAP with KEY as the aggregate's key, over
-# the loop's calls (the probe keys only the loop's events).
+# the loop's calls (the probe keys only the loop's events); more stap
+# options after KEY.
 measure() {
   local bin=$1 key=$2 pid t0 c0 t1 c1
-  "$bin" -e "global s; probe begin { printf(\"ready\\n\") }
+  shift 2
+  STAP_UNWIND=$unwind "$bin" "$@" -e "global s; probe begin { printf(\"ready\\n\") }
              probe kernel.trace(\"raw_syscalls:sys_enter\") {
                if (execname() == \"getpid_loop\") s[$key] <<< 1 }" > "$tmp/out" 2>&1 &
   pid=$!
@@ -56,14 +62,18 @@ column() {
   read -r run base < <(measure "$1" 'pid()')
   printf "%s\n" "$run -"
   for key in 'backtrace()' 'ubacktrace()'; do
-    read -r run call < <(measure "$1" "$key")
+    read -r run call < <(measure "$1" "$key" -d "$loop")
     printf "%s\n" "$run $((call - base))"
   done
+  unwind=fp
+  read -r run call < <(measure "$1" 'ubacktrace()')
+  unwind=
+  printf "%s\n" "$run $((call - base))"
 }
 
 column "$stap" > "$tmp/a"
-if [ -n "$other" ]; then column "$other" > "$tmp/b"; else printf -- "- -\n- -\n- -\n" > "$tmp/b"; fi
+if [ -n "$other" ]; then column "$other" > "$tmp/b"; else printf -- "- -\n- -\n- -\n- -\n" > "$tmp/b"; fi
 printf "%-14s %8s %10s   %8s %10s\n" key "ns/run" "capture" "ns/run" "capture"
 printf "%-14s %19s   %19s\n" "" "(STAP)" "(OTHER_STAP)"
-paste -d' ' <(printf "pid()\nbacktrace()\nubacktrace()\n") "$tmp/a" "$tmp/b" |
+paste -d' ' <(printf "pid()\nbacktrace()\nubacktrace()\nubacktrace()fp\n") "$tmp/a" "$tmp/b" |
   while read -r k a b c d; do printf "%-14s %8s %10s   %8s %10s\n" "$k" "$a" "$b" "$c" "$d"; done
