@@ -22,7 +22,7 @@ grep -v "^WARNING: Number of errors: 0" $CASE_TMP/err >&2
 read w all < <(whole $CASE_TMP/cfi)
 [ "$all" -gt 20 ] && echo "sampled the program"
 [ $((w * 10)) -ge $((all * 8)) ] && echo "cfi: at least 80% of the samples unwind the whole chain"
-grep -qE '^_start;__libc_start_main[^;]*;.*;main;chain_a;chain_b;chain_c;.*;chain_cmp;chain_leaf [0-9]+$' $CASE_TMP/cfi &&
+grep -qE '^_start;.*;main;chain_a;chain_b;chain_c;.*;chain_cmp;chain_leaf [0-9]+$' $CASE_TMP/cfi &&
   echo "rooted at _start"
 STAP_UNWIND=fp $STAP --folded=$CASE_TMP/fp -e "$script" -c "$P burn 2" > $CASE_TMP/out 2> $CASE_TMP/err
 echo "fp status $?"
