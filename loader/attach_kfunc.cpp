@@ -41,6 +41,12 @@ bpf_program* variant(bpf_object* obj, const ir::Probe& p, const char* suffix) {
 // The mechanism for `p`, or false with `why` when this kernel offers none.
 bool choose(const ir::Probe& p, bool has_fentry, KfuncMechanism& m, std::string& why) {
   const kernel::KfuncSupport& s = kernel::kfunc_support();
+  // Sites inside functions (placed from DWARF: Probe::offsets) take kprobes.
+  if (std::any_of(p.offsets.begin(), p.offsets.end(), [](uint64_t o) { return o != 0; })) {
+    if (s.kprobe) m = KfuncMechanism::kprobe;
+    else why = "a probe inside a function (symbol+offset) needs kprobes: " + s.kprobe_why;
+    return why.empty();
+  }
   if (p.functions.size() == 1) {
     if (has_fentry && s.fentry) m = KfuncMechanism::fentry;
     else if (s.kprobe) m = KfuncMechanism::kprobe;
@@ -135,7 +141,8 @@ bool attach_kprobes(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*
   std::vector<std::string> failures;
   int last_err = 0;
   for (size_t i = 0; i < p.functions.size(); ++i) {
-    LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i, .retprobe = p.is_return);
+    LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i,
+                .offset = i < p.offsets.size() ? p.offsets[i] : 0, .retprobe = p.is_return);
     bpf_link* link = bpf_program__attach_kprobe_opts(prog, p.functions[i].c_str(), &opts);
     if (link) {
       links.push_back(link);
@@ -143,8 +150,9 @@ bool attach_kprobes(bpf_program* prog, const ir::Probe& p, std::vector<bpf_link*
       continue;
     }
     last_err = errno;
-    failures.push_back("probe " + p.pp + " (" + p.functions[i] +
-                       "+0) registration error [man warning::pass5] (rc -" +
+    failures.push_back("probe " + p.pp + " (" + p.functions[i] + "+" +
+                       std::to_string(i < p.offsets.size() ? p.offsets[i] : 0) +
+                       ") registration error [man warning::pass5] (rc -" +
                        std::to_string(last_err) + ")");
   }
   if (attached == 0) {

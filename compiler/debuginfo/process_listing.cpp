@@ -59,6 +59,8 @@ std::vector<std::string> vars_of(const DwarfFile& dwarf, const DwarfFunction& fn
   return out;
 }
 
+}  // namespace
+
 std::vector<std::string> site_vars(const ResolvedPoint& r, const ProbeSite& s) {
   std::vector<std::string> vars;
   if (s.mark) {
@@ -69,6 +71,8 @@ std::vector<std::string> site_vars(const ResolvedPoint& r, const ProbeSite& s) {
   }
   return vars;
 }
+
+namespace {
 
 // " $a:int $b:long": the variables every point of the name has (an inline
 // function's copies each see their own), in the first point's order, as

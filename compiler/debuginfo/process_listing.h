@@ -26,6 +26,10 @@ std::optional<ProcessPattern> parse_process_pattern(const std::string& text);
 // The listed points, sorted, each once; with `with_vars` followed by
 // their variables.  Empty with `why` set when the binary cannot be found
 // or read; empty with `why` empty when nothing matches.
+// The variables a probe at site `s` sees, as -L lists them
+// ("$return:int", "$x:struct foo*", marks' "$arg1:long").
+std::vector<std::string> site_vars(const ResolvedPoint& r, const ProbeSite& s);
+
 std::vector<std::string> list_process_points(const ProcessPattern& pattern, bool with_vars,
                                              std::string& why);
 

@@ -43,8 +43,8 @@ std::string pid_executable(int64_t pid, std::string& why) {
 
 class Resolver {
  public:
-  Resolver(const ProcessPattern& p, ResolvedPoint& out, std::string prefix)
-      : p_(p), out_(out), bin_(*out.binary), prefix_(std::move(prefix)) {}
+  Resolver(const ProcessPattern& p, ResolvedPoint& out, std::string prefix, bool kernel = false)
+      : p_(p), out_(out), bin_(*out.binary), prefix_(std::move(prefix)), kernel_(kernel) {}
 
   bool run(std::string& why) {
     if (p_.kind == "function" && p_.has_address) return at_address("function", why);
@@ -53,8 +53,9 @@ class Resolver {
     if (p_.kind == "statement") statements();
     if (p_.kind == "mark") marks();
     if (p_.kind == "plt") plt();
+    // Kernel code has no file offsets: kernel_dwarf.cpp places each site.
     for (const ProbeSite& s : out_.sites) {
-      if (s.offset != 0 || s.pc == 0) continue;
+      if (kernel_ || s.offset != 0 || s.pc == 0) continue;
       why = "cannot place a uprobe at " + hex(s.pc) + " in " + bin_.path +
             " (outside its loaded segments)";
       return false;
@@ -84,7 +85,7 @@ class Resolver {
     std::string point = prefix_ + "." + kind + "(" + hex(pc) + ")" + p_.suffix;
     ProbeSite& s = add(point, name, pc);
     s.fn = fn;
-    if (s.offset == 0) {
+    if (s.offset == 0 && !kernel_) {
       why = "address " + hex(pc) + " is not in a loaded segment of " + bin_.path;
       return false;
     }
@@ -185,6 +186,7 @@ class Resolver {
   ResolvedPoint& out_;
   Binary& bin_;
   std::string prefix_;
+  bool kernel_;
   std::set<std::pair<uint64_t, const DwarfFunction*>> added_;
   std::set<uint64_t> covered_;  // entry pcs that have a site
 };
@@ -222,6 +224,11 @@ bool resolve_process_point(const ProcessPattern& p, ResolvedPoint& out, std::str
   if (!out.binary) return false;
   why.clear();
   return Resolver(p, out, prefix).run(why);
+}
+
+bool resolve_code_point(const ProcessPattern& p, const std::string& prefix, ResolvedPoint& out,
+                        std::string& why) {
+  return Resolver(p, out, prefix, /*kernel=*/true).run(why);
 }
 
 }  // namespace stap::debuginfo

@@ -55,7 +55,9 @@ struct ProbeSite {
   std::string point;        // as listed and as pp() says: process("/x").function("f@x.c:3")
   std::string function;     // probefunc(): "f" (a mark: its name)
   uint64_t pc = 0;          // link-time address of the probed instruction
-  uint64_t offset = 0;      // its file offset: where the uprobe goes
+  uint64_t offset = 0;      // its file offset: where the uprobe goes (kernel
+                            // code: the offset from `symbol`, where the kprobe goes)
+  std::string symbol;       // kernel code: the kallsyms function holding pc
   uint64_t semaphore = 0;   // a mark's semaphore, as a file offset (0: none)
   const DwarfFunction* fn = nullptr;  // its DWARF function (null: a symbol only)
   const SdtMark* mark = nullptr;      // marks
@@ -72,5 +74,11 @@ struct ResolvedPoint {
 // found or read, or a site cannot be probed; true with no sites when
 // nothing matches (`why` then may say why, e.g. no DWARF for .statement).
 bool resolve_process_point(const ProcessPattern& p, ResolvedPoint& out, std::string& why);
+
+// The function/statement part of `p` over out.binary, already opened (kernel
+// code: kernel_dwarf.h), each site's point starting with `prefix`
+// ("kernel", "module(\"ext4\")").  Sites get no file offset.
+bool resolve_code_point(const ProcessPattern& p, const std::string& prefix, ResolvedPoint& out,
+                        std::string& why);
 
 }  // namespace stap::debuginfo

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "ast/visitor.h"
+#include "debuginfo/process_points.h"
 #include "elaborate/providers/provider.h"
 #include "lower/lowerer.h"
 
@@ -60,6 +61,10 @@ bool reads_probe_context(const DerivedProbe& dp) {
 }
 
 void Lowerer::lower_kfunc_points(const DerivedProbe& dp) {
+  if (dp.user_point) {
+    lower_kfunc_dwarf_points(dp);  // placed from DWARF: lower_kfunc_dwarf.cpp
+    return;
+  }
   std::vector<KernelFunctionRef> functions = dp.kernel_functions;
   if (functions.empty()) {
     // A program not built by pass 2's resolution (tests that assemble
@@ -109,7 +114,10 @@ void Lowerer::kfunc_context(BodyState& state, const ir::Probe& probe,
                             std::optional<kernel::Function>& holder) {
   state.kfunc_probe = &probe;
   state.kfunc_return = probe.is_return;
-  if (probe.functions.size() != 1) return;
+  // A probe placed from DWARF (lower_kfunc_dwarf.cpp): its site.
+  state.uprobe_point = uprobe_point_;
+  state.uprobe_site = uprobe_site_;
+  if (probe.functions.size() != 1 || uprobe_site_) return;
   holder = running_kernel_btf().function(probe.functions[0], probe.module);
   if (holder) state.kfunc = &*holder;
 }
@@ -125,12 +133,17 @@ ir::Node* Lowerer::kfunc_builtin(const std::string& name) {
   if (!probe || body_->in_function) return nullptr;
   if (name == "probemod") return str(probe->module.empty() ? "kernel" : probe->module);
   if (name != "probefunc" && name != "pp") return nullptr;
+  const debuginfo::ProbeSite* site = body_->uprobe_site;
   if (probe->functions.size() == 1) {
-    if (name == "probefunc") return str(probe->functions[0]);
+    if (name == "probefunc") return str(site ? site->function : probe->functions[0]);
     return nullptr;  // pp: the probe's literal pp
   }
   ir::Node* fn = make(ir::Op::fn_name, ir::Type::string);
   if (name == "probefunc") return fn;
+  if (!probe->site_points.empty()) {
+    fn->b = 1;  // placed from DWARF: each site's point
+    return fn;
+  }
   // pp(): the group's point around the running function's name.
   const ast::ProbePoint& point = *body_->kfunc_point;
   KernelFunctionRef marker{probe->module, "@FN@"};

@@ -99,6 +99,7 @@ ir::Node* Lowerer::entry_node(const std::function<ir::Node*()>& make_value) {
     p.kind = ir::ProbeKind::kfunc;
     p.context = ir::Context::kernel;
     p.functions = ret.functions;
+    p.offsets = ret.offsets;  // placed from DWARF: the function's entry (offset 0)
     p.module = ret.module;
     p.arg_count = ret.arg_count;
     p.is_return = false;
@@ -111,6 +112,8 @@ ir::Node* Lowerer::entry_node(const std::function<ir::Node*()>& make_value) {
     s.kfunc_return = false;
     s.kfunc_probe = &p;
     s.kfunc_point = body_->kfunc_point;
+    s.uprobe_point = body_->uprobe_point;
+    s.uprobe_site = body_->uprobe_site;
   }
   BodyState* saved = body_;
   body_ = &entry_->state;

@@ -109,6 +109,8 @@ ir::Node* Lowerer::checked_long(ir::Node* v, const ast::Expr& n, bool any_type) 
 }
 
 ir::Node* Lowerer::kfunc_target(ast::TargetSymbol& n, bool any_type) {
+  // Placed from DWARF: its variables are DWARF's (lower_uprobe_target.cpp).
+  if (body_->uprobe_site) return dwarf_target(n, any_type);
   bool return_var = n.name == "$return" || n.name == "$$return";
   // stap reads every other target variable of a .return probe at entry
   // and keeps it for the return.
@@ -120,6 +122,7 @@ ir::Node* Lowerer::kfunc_target(ast::TargetSymbol& n, bool any_type) {
 }
 
 std::optional<bool> Lowerer::kfunc_exists(const ast::Expr* e) {
+  if (body_->uprobe_site) return dwarf_exists(e);
   if (auto* c = dynamic_cast<const ast::CastExpr*>(e)) return cast_exists(*c);
   auto* t = dynamic_cast<const ast::TargetSymbol*>(e);
   if (!t) return std::nullopt;
@@ -193,8 +196,11 @@ std::optional<bool> Lowerer::cast_exists(const ast::CastExpr& n) {
 }
 
 ir::Node* Lowerer::at_var(ast::AtVar& n) {
-  if (uprobe_body() || n.module.find('/') != std::string::npos)
-    return dwarf_at_var(n);  // lower_uprobe_target.cpp
+  // User binaries, and the kernel's or a module's DWARF where the probe
+  // has it or the @var names a file: lower_uprobe_target.cpp.
+  if (uprobe_body() || n.module.find('/') != std::string::npos || dwarf_kernel() ||
+      n.name.find('@') != std::string::npos)
+    return dwarf_at_var(n);
   // BTF has VARs for per-CPU variables only; a global's type (and a
   // static's address) is in vmlinux's DWARF.
   std::string release;

@@ -15,9 +15,15 @@
 // of a PIE or shared object added.  At an entry or statement uprobe the
 // saved ip is the site's runtime address, so the bias is ip - site.pc; a
 // .return body takes it from its entry probe.
+//
+// Kernel functions and statements placed from the kernel's DWARF
+// (lower_kfunc_dwarf.cpp) share all of this: their reads are `kread`s,
+// and a link-time address is moved to where the running kernel has it
+// (Lowerer::kernel_dwarf_address) instead of adding a load bias.
 #include <filesystem>
 
 #include "debuginfo/binary_path.h"
+#include "debuginfo/kernel_dwarf.h"
 #include "debuginfo/process_points.h"
 #include "elaborate/typecheck.h"
 #include "lower/kfunc_target.h"
@@ -85,9 +91,12 @@ namespace {
 // `fail` (which returns false).
 class LocationBuilder {
  public:
+  // `kernel_module`: the binary is kernel code, of that module ("" vmlinux).
   LocationBuilder(Lowerer& l, const di::Binary& bin, const di::ProbeSite* site, SourceLoc loc,
-                  std::string token, std::function<bool(const std::string&)> fail)
-      : l_(l), bin_(bin), site_(site), loc_(loc), token_(std::move(token)), fail_(std::move(fail)) {}
+                  std::string token, std::function<bool(const std::string&)> fail,
+                  std::optional<std::string> kernel_module = std::nullopt)
+      : l_(l), bin_(bin), site_(site), loc_(loc), token_(std::move(token)), fail_(std::move(fail)),
+        kernel_module_(std::move(kernel_module)) {}
 
   bool place(const di::Location& at, TType type, Place& p) {
     switch (at.kind) {
@@ -169,6 +178,12 @@ class LocationBuilder {
           pushed = add_offset(l_, pushed, op.value);
           break;
         case di::LocOpKind::push_addr: {
+          if (kernel_module_) {
+            pushed = l_.kernel_dwarf_address(bin_, *kernel_module_, static_cast<uint64_t>(op.value),
+                                             loc_, token_);
+            if (!pushed) return nullptr;
+            break;
+          }
           pushed = l_.num(op.value);
           if (bin_.elf->relocatable()) {
             ir::Node* b = bias();
@@ -210,7 +225,7 @@ class LocationBuilder {
     return stack.back();
   }
   ir::Node* read(ir::Node* address, uint32_t size) {
-    ir::Node* n = l_.make(ir::Op::uread, ir::Type::long_);
+    ir::Node* n = l_.make(kernel_module_ ? ir::Op::kread : ir::Op::uread, ir::Type::long_);
     n->kids = {address};
     n->b = size;
     n->c = 0;
@@ -228,7 +243,16 @@ class LocationBuilder {
   SourceLoc loc_;
   std::string token_;
   std::function<bool(const std::string&)> fail_;
+  std::optional<std::string> kernel_module_;
 };
+
+// The module a kernel DWARF body's site is in ("" vmlinux); nullopt for
+// a process probe.
+std::optional<std::string> site_module(Lowerer& l) {
+  if (!l.dwarf_kernel()) return std::nullopt;
+  const std::string& m = l.body().uprobe_point->process;
+  return m == "kernel" ? std::string() : m;
+}
 
 }  // namespace
 
@@ -258,8 +282,8 @@ bool Lowerer::dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet) {
   const di::DwarfFile& dwarf = *bin.dwarf;
   std::string name = n.name.substr(1);
   std::string where = fn.name + " " + (fn.decl_file.empty() ? bin.path : fn.decl_file);
-  if (name == "return" && body_->uprobe_probe->is_return) {
-    TType ret = TType::of(dwarf.return_type(fn));
+  if (name == "return" && dwarf_return()) {
+    TType ret = TType::of(dwarf.return_type(fn), dwarf_kernel());
     if (ret.is_void()) return fail("function " + where + " has no return value");
     uint32_t size = register_size(ret);
     if (!size)
@@ -291,8 +315,8 @@ bool Lowerer::dwarf_base(const ast::TargetSymbol& n, Place& p, bool quiet) {
   if (!at)
     return fail("not accessible at this address (pc: " + hex(site.pc) + "): " + token + ": " +
                 why);
-  LocationBuilder build(*this, bin, &site, n.loc, token, fail);
-  return build.place(*at, TType::of(var->type), p);
+  LocationBuilder build(*this, bin, &site, n.loc, token, fail, site_module(*this));
+  return build.place(*at, TType::of(var->type, dwarf_kernel()), p);
 }
 
 ir::Node* Lowerer::dwarf_target(ast::TargetSymbol& n, bool any_type) {
@@ -313,7 +337,7 @@ std::optional<bool> Lowerer::dwarf_exists(const ast::Expr* e) {
   const di::Binary& bin = *body_->uprobe_point->binary;
   if (t->name.starts_with("$$")) {
     if (t->name == "$$return")
-      return body_->uprobe_probe->is_return && bin.dwarf && site.fn &&
+      return dwarf_return() && bin.dwarf && site.fn &&
              !bin.dwarf->return_type(*site.fn).is_void;
     return t->name == "$$vars" || t->name == "$$parms" || t->name == "$$locals";
   }
@@ -334,14 +358,14 @@ ir::Node* Lowerer::dwarf_all_vars(ast::TargetSymbol& n) {
     return str("");
   }
   std::vector<NamedVar> vars;
-  if (n.name == "$$return" && body_->uprobe_probe->is_return) {
-    TType ret = TType::of(bin.dwarf->return_type(*site.fn));
+  if (n.name == "$$return" && dwarf_return()) {
+    TType ret = TType::of(bin.dwarf->return_type(*site.fn), dwarf_kernel());
     if (!ret.is_void()) vars.push_back({"return", ret});
   } else {
     for (const di::DwarfVariable& v : bin.dwarf->variables_at(*site.fn, site.pc, false)) {
       if (n.name == "$$parms" && !v.is_parameter) continue;
       if (n.name == "$$locals" && v.is_parameter) continue;
-      vars.push_back({v.name, TType::of(v.type)});
+      vars.push_back({v.name, TType::of(v.type, dwarf_kernel())});
     }
   }
   return vars_text(*this, n, vars, [&](const NamedVar& var, Place& p) {
@@ -356,7 +380,9 @@ ir::Node* Lowerer::dwarf_all_vars(ast::TargetSymbol& n) {
 
 namespace {
 
+// A kernel module's .ko is kernel code, not a user binary.
 bool names_user_binary(const std::string& module) {
+  if (module.ends_with(".ko")) return false;
   return module.find('/') != std::string::npos || module.ends_with(".so") ||
          module.find(".so.") != std::string::npos;
 }
@@ -395,25 +421,38 @@ std::optional<TType> Lowerer::dwarf_cast_type(const ast::CastExpr& n, bool quiet
   return TType::of(*t);
 }
 
-// @var("name[@file]"[, "module"]) of a user binary: the probed one unless
-// a module names another.
+// @var("name[@file]"[, "module"]) of a user binary (the probed one unless
+// a module names another), or in kernel context of the kernel or a module
+// ("kernel", a name or a .ko path; no module: the DWARF site's module, else
+// vmlinux).
 ir::Node* Lowerer::dwarf_at_var(ast::AtVar& n) {
   std::string token = describe_expr(n);
   std::string why;
-  const di::ProbeSite* site = uprobe_body() ? body_->uprobe_site : nullptr;
+  const di::ProbeSite* site = dwarf_site();
   di::Binary* bin = nullptr;
-  if (!n.module.empty()) bin = module_binary(n.module, why);
-  else if (uprobe_body()) bin = body_->uprobe_point->binary;
+  std::optional<std::string> kernel_module;
+  if (!uprobe_body() && !names_user_binary(n.module)) {
+    kernel_module = n.module == "kernel" ? "" : n.module;
+    if (n.module.empty() && dwarf_kernel()) kernel_module = site_module(*this);
+    bin = dwarf_kernel() && kernel_module == site_module(*this)
+              ? body_->uprobe_point->binary
+              : di::open_kernel_binary(*kernel_module, why);
+  } else if (!n.module.empty()) {
+    bin = module_binary(n.module, why);
+  } else if (uprobe_body()) {
+    bin = body_->uprobe_point->binary;
+  }
   auto fail = [&](const std::string& message) {
     error(n.loc, message, token);
     return false;
   };
   if (!bin) {
-    fail("cannot read module '" + n.module + "' for @var: " + why);
+    fail(kernel_module ? "@var(\"" + n.name + "\") cannot be read: " + why
+                       : "cannot read module '" + n.module + "' for @var: " + why);
     return num(0);
   }
-  // The site's load bias holds for its own binary only.
-  if (!uprobe_body() || bin != body_->uprobe_point->binary) site = nullptr;
+  // The site's load bias (and compilation unit) hold for its own binary only.
+  if (!body_ || !body_->uprobe_point || bin != body_->uprobe_point->binary) site = nullptr;
   if (!bin->dwarf) {
     fail("@var(\"" + n.name + "\") cannot be read: " + bin->no_dwarf);
     return num(0);
@@ -435,8 +474,8 @@ ir::Node* Lowerer::dwarf_at_var(ast::AtVar& n) {
     return num(0);
   }
   Place p;
-  LocationBuilder build(*this, *bin, site, n.loc, token, fail);
-  if (!build.place(*loc, TType::of(var->type), p)) return num(0);
+  LocationBuilder build(*this, *bin, site, n.loc, token, fail, kernel_module);
+  if (!build.place(*loc, TType::of(var->type, kernel_module.has_value()), p)) return num(0);
   return finish_path(*this, n, p, n.components, n.address_of, n.pretty, false);
 }
 

@@ -37,6 +37,7 @@
 
 namespace stap::debuginfo {
 struct ResolvedPoint;  // debuginfo/process_points.h
+struct Binary;         // debuginfo/process_points.h
 struct ProbeSite;
 struct SdtMark;        // debuginfo/sdt_notes.h
 }  // namespace stap::debuginfo
@@ -80,6 +81,9 @@ struct BodyState {
   // A user-space probe (ProbeKind::uprobe; lower_uprobe.cpp): the probe,
   // the point pass 2 resolved, and the one site whose context the body
   // reads (null for a probe over many sites).
+  // A kernel function probe placed from DWARF (lower_kfunc_dwarf.cpp)
+  // sets uprobe_point and uprobe_site too (not uprobe_probe): its
+  // variables are DWARF's, read from kernel memory.
   const ir::Probe* uprobe_probe = nullptr;
   const debuginfo::ResolvedPoint* uprobe_point = nullptr;
   const debuginfo::ProbeSite* uprobe_site = nullptr;
@@ -240,6 +244,16 @@ class Lowerer {
                           SourceLoc loc, const std::string& token);
   ir::Node* dwarf_target(ast::TargetSymbol& n, bool any_type);
   std::optional<bool> dwarf_exists(const ast::Expr* e);
+  // The DWARF site a body's variables are read at: a uprobe's, or a kernel
+  // function probe's placed from DWARF (null: none); whether the body is
+  // that of a .return; whether the site is kernel code.
+  const debuginfo::ProbeSite* dwarf_site() const;
+  bool dwarf_return() const;
+  bool dwarf_kernel() const;
+  // A kernel DWARF address (DW_OP_addr) where the running kernel has it
+  // (lower_kfunc_dwarf.cpp); null after reporting why at `loc`.
+  ir::Node* kernel_dwarf_address(const debuginfo::Binary& bin, const std::string& module,
+                                 uint64_t address, SourceLoc loc, const std::string& token);
 
   // ---- process life events and system calls (lower_process.cpp):
   // $syscall, $argN, $$parms, $return in process.syscall[.return]
@@ -270,6 +284,7 @@ class Lowerer {
   void lower_perf_point(const DerivedProbe& dp);  // lower_perf.cpp: timer.profile.tick, perf.*
   void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
   void lower_kfunc_points(const DerivedProbe& dp);
+  void lower_kfunc_dwarf_points(const DerivedProbe& dp);  // lower_kfunc_dwarf.cpp
   void lower_uprobe_points(const DerivedProbe& dp);
   void lower_uprobe_body(const DerivedProbe& dp, ir::Probe probe, const debuginfo::ProbeSite* site);
   friend class ProcessLowering;

@@ -28,10 +28,10 @@ TypeKind dwarf_kind(di::Type t) {
   return TypeKind::other;
 }
 
-TMember from_dwarf(const di::Member& m) {
+TMember from_dwarf(const di::Member& m, bool kernel) {
   // dwarf_types gives a bit field as its storage unit's offset plus the
   // bit within it; TypePath wants the bit from the struct's start.
-  return TMember{m.name, TType::of(m.type),
+  return TMember{m.name, TType::of(m.type, kernel),
                  static_cast<uint32_t>(m.offset * 8 + (m.bit_size ? m.bit_offset : 0)),
                  m.bit_size};
 }
@@ -43,7 +43,8 @@ TMember from_btf(const kernel::Member& m) {
 }  // namespace
 
 TType strip(TType t) {
-  return t.from_dwarf ? TType::of(di::strip_type(t.dwarf)) : TType::of(KernelBtf::strip(t.btf));
+  return t.from_dwarf ? TType::of(di::strip_type(t.dwarf), t.kernel)
+                      : TType::of(KernelBtf::strip(t.btf));
 }
 
 TypeKind kind(TType t) { return t.from_dwarf ? dwarf_kind(t.dwarf) : KernelBtf::kind(t.btf); }
@@ -62,18 +63,18 @@ bool is_char(TType t) {
 
 TType pointee(TType t) {
   if (!t.from_dwarf) return TType::of(KernelBtf::pointee(t.btf));
-  return kind(t) == TypeKind::pointer ? TType::of(di::target_type(t.dwarf)) : TType::of(di::Type{});
+  return TType::of(kind(t) == TypeKind::pointer ? di::target_type(t.dwarf) : di::Type{}, t.kernel);
 }
 
 TType element(TType t) {
   if (!t.from_dwarf) return TType::of(KernelBtf::element(t.btf));
-  return kind(t) == TypeKind::array ? TType::of(di::target_type(t.dwarf)) : TType::of(di::Type{});
+  return TType::of(kind(t) == TypeKind::array ? di::target_type(t.dwarf) : di::Type{}, t.kernel);
 }
 
 std::vector<TMember> members(TType t) {
   std::vector<TMember> out;
   if (t.from_dwarf)
-    for (const di::Member& m : di::members(t.dwarf)) out.push_back(from_dwarf(m));
+    for (const di::Member& m : di::members(t.dwarf)) out.push_back(from_dwarf(m, t.kernel));
   else
     for (const kernel::Member& m : KernelBtf::members(t.btf)) out.push_back(from_btf(m));
   return out;
@@ -88,7 +89,7 @@ std::optional<TMember> member(TType t, const std::string& name) {
   std::string why;
   std::optional<di::Member> m = di::find_member(t.dwarf, name, why);
   if (!m) return std::nullopt;
-  return from_dwarf(*m);
+  return from_dwarf(*m, t.kernel);
 }
 
 std::string name(TType t) {

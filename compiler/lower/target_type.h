@@ -28,21 +28,24 @@ struct TType {
   kernel::Type btf;
   debuginfo::Type dwarf;
   bool from_dwarf = false;
+  // DWARF of kernel code (kernel_dwarf.h): its objects are in kernel memory.
+  bool kernel = false;
 
   static TType of(kernel::Type t) {
     TType out;
     out.btf = t;
     return out;
   }
-  static TType of(debuginfo::Type t) {
+  static TType of(debuginfo::Type t, bool kernel = false) {
     TType out;
     out.dwarf = t;
     out.from_dwarf = true;
+    out.kernel = kernel;
     return out;
   }
   bool is_void() const { return from_dwarf ? dwarf.is_void : btf.id == 0; }
   // Objects of this type are read from user memory (DWARF of a process).
-  bool user() const { return from_dwarf; }
+  bool user() const { return from_dwarf && !kernel; }
 };
 
 struct TMember {

@@ -7,9 +7,12 @@
 // Which functions match is known only from the running kernel: pass 2
 // resolves each point over its symbols (kallsyms, the traceable functions)
 // and BTF, without DWARF.  So a point resolves to real, traceable
-// functions by name; what needs DWARF (source files and lines, statements,
-// labels, callees) is refused with what to install, and `.inline` matches
-// nothing (inlined copies have no symbol).
+// functions by name, and `.inline` matches nothing (inlined copies have no
+// symbol).  What needs DWARF (source files and lines "f@file.c:N",
+// statements, function and statement addresses) is resolved over the
+// kernel's or module's DWARF (debuginfo/kernel_dwarf.h) into sites at a
+// function symbol + offset (DerivedProbe::user_point); without DWARF the
+// message says what to install.  Labels and callees are refused.
 #include <fnmatch.h>
 #include <sys/utsname.h>
 
@@ -18,6 +21,8 @@
 #include <fstream>
 #include <set>
 
+#include "debuginfo/kernel_dwarf.h"
+#include "debuginfo/process_listing.h"
 #include "elaborate/program.h"
 #include "elaborate/providers/provider.h"
 #include "kernel/kernel_btf.h"
@@ -132,6 +137,10 @@ struct Query {
   std::string pattern;    // the function pattern
   bool inline_only = false;
   bool exported_only = false;
+  // A point resolved over DWARF: its pattern as a code point (kind,
+  // spec or address, suffix).
+  bool dwarf = false;
+  debuginfo::ProcessPattern code;
   // Set when the point cannot be resolved without DWARF (or at all): what
   // to say, and where.
   std::string refusal;
@@ -165,6 +174,23 @@ std::string dwarf_refusal(const std::string& what) {
 
 const char* const kDwarfSuffixes[] = {"label", "callee", "callees"};
 
+// A point that needs DWARF: function("f@file[:N]"), function(ADDR),
+// statement("f@file:N"), statement(ADDR).
+void dwarf_query(Query& q, const ast::ProbePointComponent& c, const ast::ProbePoint& point) {
+  q.dwarf = true;
+  q.code.kind = c.functor;
+  if (auto* s = dynamic_cast<const ast::StringLit*>(c.arg)) {
+    q.code.spec = s->value;
+  } else if (auto* n = dynamic_cast<const ast::NumberLit*>(c.arg)) {
+    q.code.has_address = true;
+    q.code.address = static_cast<uint64_t>(n->value);
+  }
+  const std::string& last = point.components.back().functor;
+  if (&c != &point.components.back() && (last == "call" || last == "return" || last == "inline" ||
+                                         last == "exported"))
+    q.code.suffix = "." + last;
+}
+
 Query read_query(const ast::ProbePoint& point) {
   Query q;
   for (const ast::ProbePointComponent& c : point.components) {
@@ -172,22 +198,22 @@ Query read_query(const ast::ProbePoint& point) {
     if (c.functor == "module") {
       q.has_module = true;
       q.module = s ? s->value : "";
-      // Module names use '_' where their files have '-' (nf-conntrack).
-      std::replace(q.module.begin(), q.module.end(), '-', '_');
+      // Module names use '_' where their files have '-' (nf-conntrack); an
+      // out-of-tree module is named by the path of its .ko.
+      if (q.module.find('/') == std::string::npos)
+        std::replace(q.module.begin(), q.module.end(), '-', '_');
     } else if (c.functor == "function" && s) {
       q.pattern = s->value;
-      if (q.pattern.find('@') != std::string::npos && q.refusal.empty()) {
-        q.refusal = dwarf_refusal("a source-file pattern (\"" + q.pattern + "\")");
-        q.refusal_loc = c.loc;
-      }
-    } else if ((c.functor == "function" || c.functor == "statement") && q.refusal.empty()) {
+      if (q.pattern.find('@') != std::string::npos) dwarf_query(q, c, point);
+    } else if (c.functor == "function" || c.functor == "statement") {
       bool absolute = point.components.back().functor == "absolute";
-      q.refusal_loc = c.loc;
-      q.refusal = absolute ? "probes at raw addresses (" + point.components[0].functor +
-                                 ".statement(ADDR).absolute) are not supported by this engine: "
-                                 "name a function"
-                           : dwarf_refusal(std::string(c.functor == "function" ? "a function address"
-                                                                                : "kernel.statement"));
+      if (absolute && q.refusal.empty()) {
+        q.refusal_loc = c.loc;
+        q.refusal = "probes at raw addresses (" + point.components[0].functor +
+                    ".statement(ADDR).absolute) are not supported by this engine: name a function";
+      } else if (point.components[0].functor != "kprobe") {
+        dwarf_query(q, c, point);
+      }
     } else if (c.functor == "inline") {
       q.inline_only = true;
     } else if (c.functor == "exported") {
@@ -198,6 +224,12 @@ Query read_query(const ast::ProbePoint& point) {
         q.refusal = dwarf_refusal("." + c.functor);
         q.refusal_loc = c.loc;
       }
+  }
+  // An out-of-tree module named by its .ko path has no BTF: its functions
+  // come from its DWARF.
+  if (q.has_module && q.module.find('/') != std::string::npos && !q.dwarf && !q.pattern.empty()) {
+    for (const ast::ProbePointComponent& c : point.components)
+      if (c.functor == "function") dwarf_query(q, c, point);
   }
   return q;
 }
@@ -236,6 +268,36 @@ std::vector<KernelFunctionRef> match(const Query& q) {
   for (const std::string& m : modules)
     for (std::string& name : module_matches(q, m)) out.push_back({m, std::move(name)});
   return out;
+}
+
+// The modules a DWARF query covers: vmlinux (""), one module (a name or
+// a .ko path), or the loaded modules a glob matches.
+std::vector<std::string> dwarf_modules(const Query& q) {
+  if (!q.has_module) return {""};
+  if (!has_glob(q.module) || q.module.find('/') != std::string::npos) return {q.module};
+  std::vector<std::string> out;
+  for (const std::string& m : loaded_modules())
+    if (fnmatch(q.module.c_str(), m.c_str(), 0) == 0) out.push_back(m);
+  return out;
+}
+
+// A DWARF query's sites, one ResolvedPoint per module; false with `why`
+// when DWARF is missing.  With `loaded_only`, the sites the running kernel
+// has: each site's function symbol in kallsyms (a module's __init code is
+// gone once it is loaded; a module not loaded has none).
+bool resolve_dwarf(const Query& q, std::vector<std::shared_ptr<debuginfo::ResolvedPoint>>& out,
+                   std::string& why, bool loaded_only = false) {
+  KernelFacts& k = facts();
+  for (const std::string& m : dwarf_modules(q)) {
+    auto point = std::make_shared<debuginfo::ResolvedPoint>();
+    if (!debuginfo::resolve_kernel_point(q.code, m, *point, why)) return false;
+    std::string module = m.empty() ? "" : debuginfo::module_name_of(m);
+    std::erase_if(point->sites, [&](const debuginfo::ProbeSite& s) {
+      return loaded_only && k.symbols_loaded && !k.symbols.function(s.symbol, module);
+    });
+    if (!point->sites.empty()) out.push_back(std::move(point));
+  }
+  return true;
 }
 
 // stap's words for a point that resolves to nothing.
@@ -280,6 +342,7 @@ class KernelFunctionProvider : public ProbeProvider {
       if (!request.quiet) value_error(point, q.refusal_loc, q.refusal, diags);
       return 0;
     }
+    if (q.dwarf) return resolve_dwarf_point(point, q, request, out, diags);
     std::vector<KernelFunctionRef> found = match(q);
     if (found.empty()) {
       if (!request.quiet) report_no_match(point, diags);
@@ -298,6 +361,15 @@ class KernelFunctionProvider : public ProbeProvider {
     Query q = read_query(point);
     if (!q.refusal.empty()) return {};
     std::vector<std::string> out;
+    if (q.dwarf) {
+      std::vector<std::shared_ptr<debuginfo::ResolvedPoint>> found;
+      std::string why;
+      if (!resolve_dwarf(q, found, why)) return {};
+      std::set<std::string> names;
+      for (const auto& r : found)
+        for (const debuginfo::ProbeSite& s : r->sites) names.insert(s.point);
+      return {names.begin(), names.end()};
+    }
     for (const KernelFunctionRef& f : match(q)) out.push_back(kernel_function_point(point, f));
     return out;
   }
@@ -307,7 +379,9 @@ class KernelFunctionProvider : public ProbeProvider {
   std::vector<std::pair<std::string, std::string>> target_var_list(
       const ast::ProbePoint& point) const override {
     Query q = read_query(point);
-    if (!q.refusal.empty() || has_glob(q.pattern) || has_glob(q.module)) return {};
+    if (!q.refusal.empty()) return {};
+    if (q.dwarf) return dwarf_var_list(q);
+    if (has_glob(q.pattern) || has_glob(q.module)) return {};
     std::optional<kernel::Function> fn = running_kernel_btf().function(q.pattern, q.module);
     if (!fn) return {};
     std::vector<std::pair<std::string, std::string>> vars;
@@ -316,6 +390,52 @@ class KernelFunctionProvider : public ProbeProvider {
     for (const kernel::Param& p : fn->params)
       if (!p.name.empty()) vars.emplace_back(p.name, kernel::KernelBtf::name(p.type));
     return vars;
+  }
+
+  // stap -L of a point placed from DWARF: the variables its first site
+  // sees (the listing asks per listed point).
+  static std::vector<std::pair<std::string, std::string>> dwarf_var_list(const Query& q) {
+    std::vector<std::shared_ptr<debuginfo::ResolvedPoint>> found;
+    std::string why;
+    if (!resolve_dwarf(q, found, why) || found.empty()) return {};
+    std::vector<std::pair<std::string, std::string>> vars;
+    for (const std::string& v : debuginfo::site_vars(*found[0], found[0]->sites[0])) {
+      size_t colon = v.find(':');
+      vars.emplace_back(v.substr(1, colon - 1), v.substr(colon + 1));
+    }
+    return vars;
+  }
+
+  // A DWARF point: one DerivedProbe per module's resolved point would be
+  // needed for several modules; a module glob is refused for now.
+  size_t resolve_dwarf_point(const ast::ProbePoint& point, const Query& q,
+                             const ResolveRequest& request, DerivedProbe& out,
+                             Diagnostics& diags) const {
+    std::vector<std::shared_ptr<debuginfo::ResolvedPoint>> found;
+    std::string why;
+    const ast::ProbePointComponent& head = point.components[0];
+    if (!resolve_dwarf(q, found, why, request.will_run)) {
+      if (!request.quiet) value_error(point, head.loc, why, diags);
+      return 0;
+    }
+    if (found.size() > 1) {
+      if (!request.quiet)
+        value_error(point, head.loc, "a source-file or statement pattern over several modules "
+                                     "is not supported: name one module", diags);
+      return 0;
+    }
+    if (found.empty()) {
+      if (!request.quiet) report_no_match(point, diags);
+      return 0;
+    }
+    if (request.will_run && !kernel::kfunc_support().kprobe) {
+      if (!request.quiet)
+        value_error(point, head.loc, "probes placed from DWARF need kprobes: " +
+                                         kernel::kfunc_support().kprobe_why, diags);
+      return 0;
+    }
+    out.user_point = found[0];
+    return found[0]->sites.size();
   }
 
  protected:
