@@ -14,7 +14,10 @@
 //   .thread.begin    the same first return, in a thread (tid != pid).
 //   .end             sched:sched_process_exit of the group's last thread
 //   .thread.end      (signal->live == 0, stap's process_p at death) or of
-//                    another thread.
+//                    another thread.  Two threads leaving at once can both
+//                    read live == 0: the first to claim the process in a
+//                    hidden map ends it, the other gets .thread.end
+//                    (ProcessLowering::exit_role).
 //   .syscall[.return] raw sys_enter/sys_exit for every call.
 // Each body is guarded by its scope:
 //   process(PID)     pid() == PID.
@@ -183,25 +186,27 @@ class ProcessLowering {
     return int64_t(uint64_t(st.st_ino) ^ (kernel_dev * kDevMix));
   }
 
-  // Whether the current thread is its group's last: task->signal->live,
-  // decremented before sched_process_exit (6.1 and 6.18).
+  // Whether the current thread's group is dead: task->signal->live,
+  // decremented before sched_process_exit (6.1 and 6.18); see exit_role().
   ir::Node* group_dead() {
     int64_t signal = offset("task_struct", "signal"), live = offset("signal_struct", "live");
     if (signal < 0 || live < 0) return num(0);
     return op(ir::Op::eq, kread(kread(builtin("task_current"), signal, 8), live, 4), num(0));
   }
 
-  // A hidden kernel probe on sched:EVENT whose one statement `body` makes.
+  // A hidden kernel probe on SYSTEM:EVENT (sched unless named) whose one
+  // statement `body` makes.
   void tracker(const char* event,
-               const std::function<ir::Node*(ir::Probe&, const tracefs::Format&)>& body) {
-    const tracefs::Format* format = l_.event_format({"sched", event}, loc_);
+               const std::function<ir::Node*(ir::Probe&, const tracefs::Format&)>& body,
+               const char* system = "sched") {
+    const tracefs::Format* format = l_.event_format({system, event}, loc_);
     if (!format) return;
     ir::Probe probe;
     probe.kind = ir::ProbeKind::tracepoint;
     probe.context = ir::Context::kernel;
-    probe.system = "sched";
+    probe.system = system;
     probe.event = event;
-    probe.pp = std::string("kernel.trace(\"sched:") + event + "\")";
+    probe.pp = std::string("kernel.trace(\"") + system + ":" + event + "\")";
     ir::Node* stmt = l_.make(ir::Op::expr);
     stmt->kids = {body(probe, *format)};
     probe.body = l_.make(ir::Op::block);
@@ -209,11 +214,11 @@ class ProcessLowering {
     l_.module().probes.push_back(std::move(probe));
   }
 
-  // sched_process_fork's child pid.
-  ir::Node* fork_child(const tracefs::Format& format) {
-    const tracefs::Field* f = format.find("child_pid");
+  // sched_process_fork's child pid (or another event's pid `field`).
+  ir::Node* fork_child(const tracefs::Format& format, const char* field = "child_pid") {
+    const tracefs::Field* f = format.find(field);
     if (!f) {
-      l_.error(loc_, "sched:sched_process_fork has no child_pid field", kToken);
+      l_.error(loc_, std::string("no field ") + field + " in the tracepoint's format", kToken);
       return num(0);
     }
     ir::Node* n = l_.make(ir::Op::tp_field, ir::Type::long_);
@@ -251,6 +256,56 @@ class ProcessLowering {
     return tree;
   }
 
+  // The hidden map `name` this script already has, or -1 (hidden maps come
+  // after the script's own globals, which may use any name).
+  int existing_map(const char* name) {
+    const std::vector<ir::Global>& globals = l_.module().globals;
+    for (size_t i = l_.globals_.size(); i < globals.size(); ++i)
+      if (globals[i].name == name) return int(i);
+    return -1;
+  }
+
+  // The exiting thread's part: 1 it ends its process, 2 it ends only
+  // itself.  The group is dead when signal->live reads 0 at
+  // sched_process_exit, but live falls while threads exit: two threads
+  // leaving at once can both read 0, and one thread's programs on the
+  // event (one per .end or .thread.end probe) can read it before and after
+  // another thread's decrement.  So the thread's first program decides
+  // once, in __process_exit_role[tid], and every other agrees: live != 0
+  // gives 2; live == 0 claims the process (fetch-and-add on
+  // __process_end[pid]), and only the first claim, whose old count is 0,
+  // gives 1.  The last thread to decrement reads 0, so one claim always
+  // wins.  All claims on a pid come before the pid is free again (the
+  // group leader's is released after the last thread); every new task
+  // (task:task_newtask, io workers included) clears both maps for its pid.
+  ir::Node* exit_role(std::vector<ir::Type>& slots) {
+    int claims = existing_map("__process_end"), roles = existing_map("__process_exit_role");
+    if (claims < 0 || roles < 0) return num(0);  // after an error: exit_roles() made none
+    ir::Node* claim = map_op(ir::Op::add_elem, claims, {builtin("pid"), num(1)});
+    claim->b = 1;  // the old count
+    ir::Node* dead_role = cond(op(ir::Op::eq, claim, num(0)), num(1), num(2));
+    ir::Node* decided =
+        map_op(ir::Op::set_elem, roles, {builtin("tid"), cond(group_dead(), dead_role, num(2))});
+    int s = temp(slots);
+    ir::Node* known = local(s, map_op(ir::Op::elem, roles, {builtin("tid")}));
+    return cond(op(ir::Op::ne, known, num(0)), local(s), decided);
+  }
+
+  // exit_role()'s maps and the tracker that clears them, once per script.
+  void exit_roles() {
+    if (existing_map("__process_end") >= 0) return;
+    int claims = hidden_map("__process_end"), roles = hidden_map("__process_exit_role");
+    tracker(
+        "task_newtask",
+        [&](ir::Probe&, const tracefs::Format& f) {
+          ir::Node* forget = l_.make(ir::Op::block);
+          forget->kids = {map_op(ir::Op::delete_elem, claims, {fork_child(f, "pid")}),
+                          map_op(ir::Op::delete_elem, roles, {fork_child(f, "pid")})};
+          return forget;
+        },
+        "task");
+  }
+
   // Each process's image since its fork or exec, for .end probes by path.
   int images() {
     if (l_.proc_images_ >= 0) return l_.proc_images_;
@@ -285,7 +340,7 @@ class ProcessLowering {
 
   // What tells the event apart on its mechanism, or null: a first return
   // from fork (0, in a process or a thread), the group's death.
-  ir::Node* event_test(ProcessEvent e, bool at_exec) {
+  ir::Node* event_test(ProcessEvent e, bool at_exec, std::vector<ir::Type>& slots) {
     auto child = [&](ir::Op thread_test) {
       ir::Node* ret = l_.make(ir::Op::sys_ret, ir::Type::long_);
       return op(ir::Op::log_and, op(ir::Op::eq, ret, num(0)),
@@ -294,8 +349,8 @@ class ProcessLowering {
     switch (e) {
       case ProcessEvent::begin: return at_exec ? nullptr : child(ir::Op::eq);
       case ProcessEvent::thread_begin: return child(ir::Op::ne);
-      case ProcessEvent::end: return group_dead();
-      case ProcessEvent::thread_end: return op(ir::Op::eq, group_dead(), num(0));
+      case ProcessEvent::end: return op(ir::Op::eq, exit_role(slots), num(1));
+      case ProcessEvent::thread_end: return op(ir::Op::eq, exit_role(slots), num(2));
       default: return nullptr;
     }
   }
@@ -316,12 +371,13 @@ void Lowerer::lower_process_body(const DerivedProbe& dp, ir::Probe probe, const 
   bool at_exit = pp.event == ProcessEvent::end || pp.event == ProcessEvent::thread_end;
   if (pp.pid == 0 && pp.path.empty()) pl.tree();
   if (!pp.path.empty() && at_exit) pl.images();
+  if (at_exit) pl.exit_roles();
   process_event_ = pp.event;
   lower_body(dp, std::move(probe));
   process_event_ = ProcessEvent::none;
   ir::Probe& out = out_.probes.back();
   ir::Node* scope = pl.scope(pp, out.slots);
-  ir::Node* test = pl.event_test(pp.event, at_exec);
+  ir::Node* test = pl.event_test(pp.event, at_exec, out.slots);
   ir::Node* run = make(ir::Op::if_);
   run->kids = {test ? pl.op(ir::Op::log_and, test, scope) : scope, out.body, nop()};
   out.body = make(ir::Op::block);

@@ -68,8 +68,9 @@ TEST_CASE("lower process: a path probe compares the image, a pid probe the pid",
   if (!have_kernel_info()) { WARN("skipped: needs tracefs and kernel BTF"); return; }
   Lowered l = lower_script("probe process(\"sh\").end { next }");
   REQUIRE(l.ok);
-  // The exit probe, and the image trackers at fork and exec; no tree.
-  REQUIRE(l.module.probes.size() == 3);
+  // The exit probe, the image trackers at fork and exec and the exit
+  // roles' new-task tracker; no tree.
+  REQUIRE(l.module.probes.size() == 4);
   CHECK(process_probe(l.module).pp.starts_with("process(\"/"));
   CHECK(process_probe(l.module).pp.ends_with("\").end"));
   CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_fork") == 1);
@@ -82,6 +83,43 @@ TEST_CASE("lower process: a path probe compares the image, a pid probe the pid",
   CHECK(pid.module.probes[0].pp == "process(" + self + ").syscall");
   CHECK(pid.module.probes[0].syscall_nr == -1);
   CHECK(find_op(pid.module.probes[0].body, ir::Op::kread) == nullptr);
+}
+
+// Two threads leaving at once can both see their group dead: every exit
+// probe reads one decision per thread (__process_exit_role), which a claim
+// on the process (a fetch-and-add on __process_end) makes; both maps are
+// shared by all exit probes and cleared for each new task.
+TEST_CASE("lower process: end and thread.end share one claim per process", "[lower][process]") {
+  if (!have_kernel_info()) { WARN("skipped: needs tracefs and kernel BTF"); return; }
+  Lowered l = lower_script(
+      "probe process.end, process.thread.end { next }\n"
+      "probe process(\"sh\").end { next }");
+  REQUIRE(l.ok);
+  auto global_named = [&](const std::string& name) {
+    int found = -1, count = 0;
+    for (size_t i = 0; i < l.module.globals.size(); ++i)
+      if (l.module.globals[i].name == name) { found = int(i); ++count; }
+    CHECK(count == 1);
+    return found;
+  };
+  int claims = global_named("__process_end"), roles = global_named("__process_exit_role");
+  REQUIRE(claims >= 0);
+  REQUIRE(roles >= 0);
+  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "task_newtask") == 1);
+  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exit") == 3);
+  for (const ir::Probe& p : l.module.probes) {
+    if (p.event == "task_newtask") {
+      CHECK(find_op(p.body, ir::Op::delete_elem) != nullptr);
+    } else if (p.event == "sched_process_exit") {
+      const ir::Node* claim = find_op(p.body, ir::Op::add_elem);
+      REQUIRE(claim != nullptr);
+      CHECK(claim->a == claims);
+      CHECK(claim->b == 1);  // the old count decides
+      const ir::Node* decided = find_op(p.body, ir::Op::set_elem);
+      REQUIRE(decided != nullptr);
+      CHECK(decided->a == roles);
+    }
+  }
 }
 
 TEST_CASE("lower process: missing pids and programs are errors", "[lower][process]") {
