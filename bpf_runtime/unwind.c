@@ -230,43 +230,70 @@ STP_INLINE struct stp_umaps *stp_umaps_of(void *umaps, __u64 mm)
 	return c;
 }
 
-/* The user stack of the current thread into buf (depth words, zeros past
- * the last frame); the number of frames, 0 for none (a kernel thread). */
-STP_INLINE long stp_ustack_unwind(__u64 *buf, long depth, void *rows, void *files, void *umaps)
+/* The unwinder's work area: a scratch slot of STP_UNWIND_SLOT bytes,
+ * the frames first (so stacks.c hashes them in place), then the
+ * registers and the frame count.  In map memory, unknown to the
+ * verifier, so the bpf_loop callback below is verified once whatever
+ * MAXBACKTRACE is (an open-coded loop of 96 frames was too complex for
+ * 6.18's verifier). */
+struct stp_unwind_work {
+	__u64 frames[STP_UNWIND_MAX_FRAMES];
+	struct stp_uregs r;
+	__u64 n, depth;
+};
+
+/* bpf_loop's context, on the stack: pointers only. */
+struct stp_unwind_ctx {
+	struct stp_unwind_work *w;
+	struct stp_umaps *c;
+	void *rows, *files;
+};
+
+/* One frame: record the pc, then step to the caller; 1 ends the walk. */
+static long stp_unwind_frame(__u32 index, void *ctx)
+{
+	struct stp_unwind_ctx *x = ctx;
+	struct stp_unwind_work *w = x->w;
+	__u64 i = w->n;
+	if (!w->r.ip || i >= w->depth)
+		return 1;
+	w->frames[i & (STP_UNWIND_MAX_FRAMES - 1)] = w->r.ip;
+	w->n = i + 1;
+	/* A return address is just past its call: look up the call. */
+	__u64 pc = i ? w->r.ip - 1 : w->r.ip;
+	struct stp_umap m = {};
+	long step = 0;
+	if ((x->c && stp_umap_cached(x->c, pc, &m)) || stp_umap_lookup(x->c, pc, x->files, &m)) {
+		__u64 row;
+		if (m.count && stp_row_find(x->rows, m.first, m.count, pc + m.base, &row))
+			step = stp_step_row(row, &w->r);
+	}
+	if (step == 0)
+		step = stp_step_fp(&w->r);
+	return step < 0;
+}
+
+/* The user stack of the current thread into w's frames (depth words,
+ * zeros past the last frame); the number of frames, 0 for none (a
+ * kernel thread). */
+STP_INLINE long stp_ustack_unwind(struct stp_unwind_work *w, long depth, void *rows, void *files,
+				  void *umaps)
 {
 	for (long i = 0; i < depth; i++)
-		buf[i] = 0;
+		w->frames[i] = 0;
 	struct task_struct___unwind *task = (void *)bpf_get_current_task();
 	__u64 mm = (__u64)BPF_CORE_READ(task, mm);
 	if (!mm)
 		return 0;
 	char *regs = (char *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	struct stp_uregs r = {};
-	bpf_probe_read_kernel(&r.ip, 8, regs + STP_PT_IP);
-	bpf_probe_read_kernel(&r.sp, 8, regs + STP_PT_SP);
-	bpf_probe_read_kernel(&r.bp, 8, regs + STP_PT_BP);
-	struct stp_umaps *c = stp_umaps_of(umaps, mm);
-	long n = 0;
-	for (long i = 0; i < depth; i++) {
-		if (!r.ip)
-			break;
-		buf[i] = r.ip;
-		n = i + 1;
-		/* A return address is just past its call: look up the call. */
-		__u64 pc = i ? r.ip - 1 : r.ip;
-		struct stp_umap m = {};
-		long step = 0;
-		if ((c && stp_umap_cached(c, pc, &m)) || stp_umap_lookup(c, pc, files, &m)) {
-			__u64 row;
-			if (m.count && stp_row_find(rows, m.first, m.count, pc + m.base, &row))
-				step = stp_step_row(row, &r);
-		}
-		if (step == 0)
-			step = stp_step_fp(&r);
-		if (step < 0)
-			break;
-	}
-	return n;
+	bpf_probe_read_kernel(&w->r.ip, 8, regs + STP_PT_IP);
+	bpf_probe_read_kernel(&w->r.sp, 8, regs + STP_PT_SP);
+	bpf_probe_read_kernel(&w->r.bp, 8, regs + STP_PT_BP);
+	w->n = 0;
+	w->depth = depth;
+	struct stp_unwind_ctx x = {w, stp_umaps_of(umaps, mm), rows, files};
+	bpf_loop(depth, stp_unwind_frame, &x, 0);
+	return w->n;
 }
 
 /* Stack storage (stacks.c). */
@@ -274,7 +301,9 @@ long stp_stack_store(__u64 *buf, long depth, void *ids, void *frames, void *coun
 
 /* The id of this thread's user stack in the stack storage (as
  * stp_stack_id with BPF_F_USER_STACK), unwound with the loaded tables;
- * the kernel's frame-pointer walk when the loader loaded none. */
+ * the kernel's frame-pointer walk when the loader loaded none.  buf is a
+ * scratch slot of STP_UNWIND_SLOT bytes; depth at most
+ * STP_UNWIND_MAX_FRAMES. */
 STP_INLINE long stp_ustack_id(void *ctx, __u64 *buf, long depth, void *ids, void *frames,
 			      void *counts, long max_ids, void *rows, void *files, void *umaps)
 {
@@ -282,7 +311,7 @@ STP_INLINE long stp_ustack_id(void *ctx, __u64 *buf, long depth, void *ids, void
 	__u64 *loaded = bpf_map_lookup_elem(rows, &header);
 	long n;
 	if (loaded && stap_row_start(*loaded))
-		n = stp_ustack_unwind(buf, depth, rows, files, umaps);
+		n = stp_ustack_unwind((struct stp_unwind_work *)buf, depth, rows, files, umaps);
 	else
 		n = bpf_get_stack(ctx, buf, depth * 8, BPF_F_USER_STACK);
 	if (n <= 0)

@@ -39,6 +39,10 @@ enum { STAP_CFA_UNKNOWN = 0, STAP_CFA_RSP = 1, STAP_CFA_RBP = 2, STAP_CFA_PLT = 
 #define STAP_UNWIND_ROWS_MAP "stap_unwind_rows"
 #define STAP_UNWIND_FILES_MAP "stap_unwind_files"
 #define STAP_UNWIND_MAX_FILES 512
+/* The unwinder's scratch slot (unwind.c's struct stp_unwind_work): room
+ * for MAXBACKTRACE's largest value, then 6 words. */
+#define STP_UNWIND_MAX_FRAMES 128
+#define STP_UNWIND_SLOT ((STP_UNWIND_MAX_FRAMES + 6) * 8)
 
 /* A mapped file as the kernel names it: inode->i_sb->s_dev (the kernel's
  * dev_t, major << 20 | minor) and inode->i_ino. */

@@ -137,10 +137,11 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   ensure_stack_maps();
   Value* flags = b_.CreateSelect(in_user, i64c(kUserStackFlag), i64c(0));
   int64_t depth = ms_.ir.limits.maxbacktrace;
-  Value* buf = scratch_slot(uint32_t(8 * depth));
+  bool unwind = in_user == b_.getTrue() && form != i64c(ir::kStackSymbol);
+  Value* buf = scratch_slot(unwind ? uint32_t(STP_UNWIND_SLOT) : uint32_t(8 * depth));
   Value* ids = m_.module().getNamedGlobal(STAP_STACK_IDS_MAP);
   Value* id = nullptr;
-  if (in_user == b_.getTrue() && form != i64c(ir::kStackSymbol)) {
+  if (unwind) {
     // ubacktrace() and friends: unwound with the binaries' CFI
     // (bpf_runtime/unwind.c) once the loader has loaded tables.
     ensure_unwind_maps(m_);
