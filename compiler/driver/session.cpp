@@ -198,7 +198,12 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
     return 1;
   }
   // A cache that cannot be written only costs the next run its speed.
-  if (!place.cache_file.empty()) {
+  // Probes placed from kernel DWARF hold a module build's offsets and the
+  // running kernel's addresses, which the cache key does not cover.
+  bool kernel_dwarf = std::any_of(module.probes.begin(), module.probes.end(), [](const ir::Probe& p) {
+    return p.kind == ir::ProbeKind::kfunc && !p.offsets.empty();
+  });
+  if (!place.cache_file.empty() && !kernel_dwarf) {
     if (cache_store(place.cache_file, result.object, error)) clean_cache(cache_root());
     else if (o.verbosity(4) > 1) err << "WARNING: not cached: " << error << "\n";
   }

@@ -26,6 +26,7 @@ cases=(
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many stack_key_cut
   process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe ustack_cfi_profile
+  kfunc_dwarf_missing kfunc_dwarf_module
 )
 newer_kernel_cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_target_vars kfunc_return_vars
@@ -34,6 +35,10 @@ newer_kernel_cases=(
 [ "${STAP_GUEST_KERNEL:-6.1}" = 6.1 ] || cases=("${newer_kernel_cases[@]}")
 if [ -n "${STAP_GUEST_CASES:-}" ]; then read -ra cases <<<"$STAP_GUEST_CASES"; fi
 cd "$root" || exit 1
+# kfunc_dwarf_module probes a -g test module built for the guest's kernel
+# (its headers, about 14 MB, fetched once into the guest's cache).
+"$here/testmod/build.sh" "$build/tests/live/testmod" >/dev/null ||
+  echo "live_in_guest: the test module did not build: kfunc_dwarf_module will fail"
 # The whole list takes about 4 minutes.  Three times in CI (in
 # stats_kernel, in hist_kernel, after syscall_argstr) the guest stopped
 # making progress and no case's own deadline fired.  A guest that times out
