@@ -23,6 +23,10 @@ names $CASE_TMP/cfi | awk '$1 == "chain_cmp" { on = 1; next } $1 == "chain_c" { 
   END { print (n > 0 ? "libc frames between chain_cmp and chain_c" : "no libc frames") }'
 names $CASE_TMP/cfi | tail -1 | awk '{ print "last frame", $1 }'
 grep -q '^ 0x[0-9a-f]* : chain_leaf+0x0/0x[0-9a-f]* \[/.*/unwind_chain\]$' $CASE_TMP/cfi && echo "leaf frame at offset 0"
+# The largest MAXBACKTRACE: the unwinder's loop is verified once.
+$STAP -D MAXBACKTRACE=127 -e "$script" -c "$P probe 3" > $CASE_TMP/deep 2> $CASE_TMP/err
+echo "MAXBACKTRACE=127 status $? cfi: $(ours $CASE_TMP/deep)"
+grep -v "^WARNING: Number of errors: 0" $CASE_TMP/err >&2
 STAP_UNWIND=fp $STAP -e "$script" -c "$P probe 3" > $CASE_TMP/fp 2> $CASE_TMP/err
 echo "fp status $?"
 fp=$(ours $CASE_TMP/fp)
