@@ -12,7 +12,7 @@
  *   - finds the mapping of its pc: a per-CPU cache of the process's
  *     mappings (STAP_UNWIND_MAPS_MAP, by tgid, checked against the mm),
  *     else bpf_find_vma, whose callback reads the vma's start, page
- *     offset and file (inode, device).  The cache is what makes perf
+ *     offset and file (inode, device), or sees it is the vDSO.  The cache is what makes perf
  *     samples work: with interrupts off bpf_find_vma succeeds once per
  *     program run (its mmap unlock is deferred to an irq_work), so a
  *     profile learns one mapping per sample until it knows them all;
@@ -56,12 +56,19 @@ struct vm_area_struct {
 	struct file *vm_file;
 } __attribute__((preserve_access_index));
 
-struct mm_struct;
+/* x86's mm_context_t: where the vDSO is mapped. */
+struct mm_context___unwind {
+	void *vdso;
+} __attribute__((preserve_access_index));
 
-/* The flavour suffix keeps this apart from runtime.c's task_struct;
- * CO-RE matches it to the kernel's by the name before "___". */
+struct mm_struct___unwind {
+	struct mm_context___unwind context;
+} __attribute__((preserve_access_index));
+
+/* The flavour suffixes keep these apart from runtime.c's task_struct;
+ * CO-RE matches them to the kernel's by the name before "___". */
 struct task_struct___unwind {
-	struct mm_struct *mm;
+	struct mm_struct___unwind *mm;
 } __attribute__((preserve_access_index));
 
 /* x86_64 struct pt_regs offsets (an ABI the kernel keeps). */
@@ -100,6 +107,10 @@ static long stp_unwind_vma(struct task_struct *task, struct vm_area_struct *vma,
 	if (f) {
 		v->ino = BPF_CORE_READ(f, f_inode, i_ino);
 		v->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	} else {
+		struct task_struct___unwind *t = (void *)task;
+		if ((__u64)BPF_CORE_READ(t, mm, context.vdso) == v->start)
+			v->ino = STAP_UNWIND_VDSO;
 	}
 	return 0;
 }

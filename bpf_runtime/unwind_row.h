@@ -45,7 +45,9 @@ enum { STAP_CFA_UNKNOWN = 0, STAP_CFA_RSP = 1, STAP_CFA_RBP = 2, STAP_CFA_PLT = 
 #define STP_UNWIND_SLOT ((STP_UNWIND_MAX_FRAMES + 6) * 8)
 
 /* A mapped file as the kernel names it: inode->i_sb->s_dev (the kernel's
- * dev_t, major << 20 | minor) and inode->i_ino. */
+ * dev_t, major << 20 | minor) and inode->i_ino; the vDSO, which has no
+ * file, is {0, STAP_UNWIND_VDSO}. */
+#define STAP_UNWIND_VDSO (~0ULL)
 struct stap_unwind_file {
 	__u64 dev;
 	__u64 ino;

@@ -5,6 +5,7 @@
 #include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -104,22 +105,47 @@ std::vector<std::string> UnwindTables::binaries(const ir::Module& module, const 
   return out;
 }
 
+void UnwindTables::add_table(const stap_unwind_file& key, const debuginfo::UnwindTable& table,
+                             const std::string& name, int verbose) {
+  if (files_.size() >= STAP_UNWIND_MAX_FILES) return;
+  stap_unwind_range range{uint32_t(rows_.size()), uint32_t(table.rows.size())};
+  for (const auto& row : table.rows) rows_.push_back(row.packed());
+  files_.push_back({key, range});
+  if (verbose >= 2)
+    std::fprintf(stderr, "unwind: %s: %zu rows from %zu FDEs in %s (%zu without a usable rule)\n",
+                 name.c_str(), table.rows.size(), table.fdes, table.source.c_str(), table.unknown_rows);
+}
+
 void UnwindTables::add_binary(const std::string& path, int verbose) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0 || files_.size() >= STAP_UNWIND_MAX_FILES) return;
+  if (stat(path.c_str(), &st) != 0) return;
   debuginfo::UnwindTable table;
   std::string why;
   if (!debuginfo::build_unwind_table(path, table, why)) {
     if (verbose >= 2) std::fprintf(stderr, "unwind: %s\n", why.c_str());
     return;
   }
-  stap_unwind_file key{(uint64_t(major(st.st_dev)) << 20) | minor(st.st_dev), uint64_t(st.st_ino)};
-  stap_unwind_range range{uint32_t(rows_.size()), uint32_t(table.rows.size())};
-  for (const auto& row : table.rows) rows_.push_back(row.packed());
-  files_.push_back({key, range});
-  if (verbose >= 2)
-    std::fprintf(stderr, "unwind: %s: %zu rows from %zu FDEs in %s (%zu without a usable rule)\n",
-                 path.c_str(), table.rows.size(), table.fdes, table.source.c_str(), table.unknown_rows);
+  add_table({(uint64_t(major(st.st_dev)) << 20) | minor(st.st_dev), uint64_t(st.st_ino)}, table, path,
+            verbose);
+}
+
+// The vDSO: the kernel maps the same image into every 64-bit process, so
+// ours stands for theirs.  Its mapping has no file; the unwinder knows it
+// by mm->context.vdso and looks it up as STAP_UNWIND_VDSO.
+void UnwindTables::add_vdso(int verbose) {
+  const auto* base = reinterpret_cast<const char*>(getauxval(AT_SYSINFO_EHDR));
+  if (!base) return;
+  Elf64_Ehdr eh;
+  memcpy(&eh, base, sizeof eh);
+  size_t size = eh.e_shoff + size_t(eh.e_shnum) * eh.e_shentsize;
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || size > (size_t(1) << 20)) return;
+  debuginfo::UnwindTable table;
+  std::string why;
+  if (!debuginfo::build_unwind_table_image("[vdso]", std::string(base, size), table, why)) {
+    if (verbose >= 2) std::fprintf(stderr, "unwind: %s\n", why.c_str());
+    return;
+  }
+  add_table({0, STAP_UNWIND_VDSO}, table, "[vdso]", verbose);
 }
 
 void UnwindTables::prepare(bpf_object* obj, const ir::Module& module, const UnwindSources& sources,
@@ -132,8 +158,10 @@ void UnwindTables::prepare(bpf_object* obj, const ir::Module& module, const Unwi
   // STAP_UNWIND=fp: no tables, the kernel's frame-pointer walk (to compare).
   const char* mode = getenv("STAP_UNWIND");
   bool fp_only = mode && std::string(mode) == "fp";
-  if (!fp_only)
+  if (!fp_only) {
     for (const auto& path : binaries(module, sources)) add_binary(path, verbose);
+    if (!files_.empty()) add_vdso(verbose);
+  }
   rows_[0] = stap_unwind_row(uint32_t(files_.size()), 0, 0, 0, 0);
   bpf_map__set_max_entries(rows, uint32_t(rows_.size()));
   if (verbose >= 1) {

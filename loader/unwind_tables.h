@@ -7,7 +7,7 @@
 // The binaries: every process("P") probe's binary, the -c command's
 // program, -x PID's mapped files, -d FILE, and (recursively) the
 // DT_NEEDED libraries and the interpreter of each, so libc and ld.so are
-// always in.  A binary without usable CFI is skipped (its frames take
+// always in; and the vDSO when any of them is.  A binary without usable CFI is skipped (its frames take
 // frame-pointer steps).
 #pragma once
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bpf_runtime/unwind_row.h"
+#include "debuginfo/unwind_table.h"
 #include "ir/ir.h"
 
 struct bpf_object;
@@ -42,6 +43,9 @@ class UnwindTables {
 
  private:
   void add_binary(const std::string& path, int verbose);
+  void add_vdso(int verbose);
+  void add_table(const stap_unwind_file& key, const debuginfo::UnwindTable& table,
+                 const std::string& name, int verbose);
 
   bool active_ = false;
   std::vector<uint64_t> rows_;  // [0] is the header: the number of files

@@ -281,6 +281,18 @@ bool build_unwind_table(const std::string& path, UnwindTable& table, std::string
   return ok;
 }
 
+bool build_unwind_table_image(const std::string& name, std::string image, UnwindTable& table,
+                              std::string& why) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_memory(image.data(), image.size());
+  bool ok = false;
+  if (!elf || elf_kind(elf) != ELF_K_ELF) why = "not an ELF image";
+  else ok = build_from_elf(elf, table, why);
+  if (!ok) why = name + ": " + why;
+  if (elf) elf_end(elf);
+  return ok;
+}
+
 const UnwindRow* find_unwind_row(const UnwindTable& table, uint64_t offset) {
   auto it = std::upper_bound(table.rows.begin(), table.rows.end(), offset,
                              [](uint64_t o, const UnwindRow& r) { return o < r.start; });

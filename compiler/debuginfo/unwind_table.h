@@ -46,6 +46,10 @@ struct UnwindTable {
 // no usable CFI or is not an x86_64 ELF.
 bool build_unwind_table(const std::string& path, UnwindTable& table, std::string& why);
 
+// The same from an ELF image in memory (the vDSO); `name` for messages.
+bool build_unwind_table_image(const std::string& name, std::string image, UnwindTable& table,
+                              std::string& why);
+
 // The row that covers file offset `offset` (the last with start <= it);
 // nullptr before the first row.
 const UnwindRow* find_unwind_row(const UnwindTable& table, uint64_t offset);

@@ -24,6 +24,15 @@ read w all < <(whole $CASE_TMP/cfi)
 [ $((w * 10)) -ge $((all * 8)) ] && echo "cfi: at least 80% of the samples unwind the whole chain"
 grep -qE '^_start;.*;main;chain_a;chain_b;chain_c;.*;chain_cmp;chain_leaf [0-9]+$' $CASE_TMP/cfi &&
   echo "rooted at _start"
+# Most samples in the vDSO's clock_gettime, under chain_leaf: the vDSO
+# has a table too (the kernel's image, the same in every process).
+$STAP --folded=$CASE_TMP/vdso -e "$script" -c "$P clock 2" > $CASE_TMP/out 2> $CASE_TMP/err
+echo "vdso status $?"
+grep -v "^WARNING: Number of errors: 0" $CASE_TMP/err >&2
+awk '{ all += $NF } /;chain_leaf;clock_gettime;/ { c += $NF }
+     /;main;chain_a;chain_b;chain_c;.*;chain_cmp;chain_leaf;clock_gettime;/ { w += $NF }
+     END { if (c * 10 >= all * 2) print "a fifth of the samples or more in clock_gettime"
+           if (w * 10 >= c * 9) print "vdso: at least 90% of those under the whole chain" }' $CASE_TMP/vdso
 STAP_UNWIND=fp $STAP --folded=$CASE_TMP/fp -e "$script" -c "$P burn 2" > $CASE_TMP/out 2> $CASE_TMP/err
 echo "fp status $?"
 read w all < <(whole $CASE_TMP/fp)

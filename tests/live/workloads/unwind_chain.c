@@ -10,13 +10,14 @@
 // Usage: unwind_chain probe N     calls the chain N times (uprobe cases)
 //                                  and lives 0.3 s more
 //        unwind_chain burn SECONDS  spins in chain_leaf (profile cases)
+//        unwind_chain clock SECONDS chain_leaf spins on clock_gettime (the vDSO)
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
 static double deadline;
-static int burning;
+static int burning, clocking;
 
 static double now(void) {
   struct timespec ts;
@@ -31,6 +32,8 @@ __attribute__((noipa)) int chain_leaf(int a, int b) {
   for (int i = 0; i < 64; ++i) scratch[i] = a * i + b;
   if (burning)
     for (unsigned long i = 0; i < 300000; ++i) sink += i * (unsigned long)scratch[i & 63];
+  if (clocking)  // clock_gettime runs in the vDSO
+    for (int i = 0; i < 20000; ++i) sink += (unsigned long)now();
   sink++;
   return a - b;
 }
@@ -59,8 +62,9 @@ __attribute__((noipa)) void chain_a(int n) {
 
 int main(int argc, char** argv) {
   if (argc < 3) return 2;
-  if (strcmp(argv[1], "burn") == 0) {
-    burning = 1;
+  if (strcmp(argv[1], "burn") == 0 || strcmp(argv[1], "clock") == 0) {
+    burning = argv[1][0] == 'b';
+    clocking = !burning;
     deadline = now() + atof(argv[2]);
     while (now() < deadline) chain_a(4);
   } else {
