@@ -176,11 +176,17 @@ bool UnwindTables::fill(bpf_object* obj, std::string& error) const {
   int rows = bpf_object__find_map_fd_by_name(obj, STAP_UNWIND_ROWS_MAP);
   int files = bpf_object__find_map_fd_by_name(obj, STAP_UNWIND_FILES_MAP);
   if (rows < 0 || files < 0) return true;
-  for (uint32_t i = 0; i < rows_.size(); ++i)
-    if (bpf_map_update_elem(rows, &i, &rows_[i], BPF_ANY) != 0) {
-      error = std::string("cannot load the unwind tables: ") + std::strerror(errno);
-      return false;
-    }
+  // One batch (libc alone is some 28,000 rows); element by element where
+  // the kernel refuses batches.
+  std::vector<uint32_t> keys(rows_.size());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = i;
+  uint32_t count = uint32_t(keys.size());
+  if (bpf_map_update_batch(rows, keys.data(), rows_.data(), &count, nullptr) != 0 || count != keys.size())
+    for (uint32_t i = 0; i < rows_.size(); ++i)
+      if (bpf_map_update_elem(rows, &i, &rows_[i], BPF_ANY) != 0) {
+        error = std::string("cannot load the unwind tables: ") + std::strerror(errno);
+        return false;
+      }
   for (const auto& [key, range] : files_)
     if (bpf_map_update_elem(files, &key, &range, BPF_ANY) != 0) {
       error = std::string("cannot load the unwind tables: ") + std::strerror(errno);
