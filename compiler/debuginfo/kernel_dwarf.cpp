@@ -149,16 +149,19 @@ std::string find_module_dwarf(const KernelDebugPlaces& at, const std::string& mo
 }
 
 std::string no_kernel_dwarf_message(const std::string& what, const std::string& module,
-                                    const std::string& release, const std::string& looked) {
-  std::string subject = module.empty() ? "the kernel" : "module " + module_name_of(module);
-  std::string install =
-      module.find('/') != std::string::npos
-          ? "rebuild " + module + " with debug information (-g, CONFIG_DEBUG_INFO)"
-          : "install linux-image-" + release +
-                "-dbg (Debian; kernel-debuginfo on Fedora), which puts vmlinux with DWARF in "
-                "/usr/lib/debug/boot";
-  return "missing kernel debuginfo: " + what + " needs the DWARF of " + subject + " (BTF has no "
-         "source files, lines or local variables); looked in " + looked + "; " + install;
+                                    const std::string& looked) {
+  // vmlinux's: the package as a command line, so the message is the same
+  // on every kernel (the places looked in are in the README).
+  if (module.empty())
+    return "missing kernel debuginfo: " + what + " needs the kernel's DWARF (BTF has no source "
+           "files, lines or statements); install linux-image-$(uname -r)-dbg (Debian; "
+           "kernel-debuginfo on Fedora), or use a function name or wildcard";
+  std::string install = module.find('/') != std::string::npos
+                            ? "rebuild " + module + " with debug information (-g)"
+                            : "install linux-image-$(uname -r)-dbg (Debian; kernel-debuginfo on "
+                              "Fedora)";
+  return "missing kernel debuginfo: " + what + " needs the DWARF of module " +
+         module_name_of(module) + " (looked in " + looked + "); " + install;
 }
 
 // ---------------------------------------------------------------- relocation
@@ -270,10 +273,15 @@ std::string relocated_copy(const std::string& path, std::string& why) {
 
 // ---------------------------------------------------------------- binaries
 
-Binary* open_kernel_binary(const std::string& module, std::string& why) {
+Binary* open_kernel_binary(const std::string& module, std::string& why, const std::string& what) {
   static std::map<std::string, std::unique_ptr<Binary>> cache;
+  static std::map<std::string, std::string> missing;  // module -> the places looked in
   static std::map<std::string, std::string> failures;
   if (auto it = cache.find(module); it != cache.end()) return it->second.get();
+  if (auto it = missing.find(module); it != missing.end()) {
+    why = no_kernel_dwarf_message(what, module, it->second);
+    return nullptr;
+  }
   if (auto it = failures.find(module); it != failures.end()) {
     why = it->second;
     return nullptr;
@@ -290,7 +298,11 @@ Binary* open_kernel_binary(const std::string& module, std::string& why) {
     why = failures[module] = message;
     return nullptr;
   };
-  if (path.empty()) return fail(no_kernel_dwarf_message("this probe point", module, at.release, looked));
+  if (path.empty()) {
+    missing[module] = looked;
+    why = no_kernel_dwarf_message(what, module, looked);
+    return nullptr;
+  }
   std::string readable = module.empty() ? path : relocated_copy(path, why);
   if (readable.empty()) return fail(why);
   auto b = std::make_unique<Binary>();
@@ -303,8 +315,8 @@ Binary* open_kernel_binary(const std::string& module, std::string& why) {
 }
 
 bool resolve_kernel_point(const ProcessPattern& p, const std::string& module, ResolvedPoint& out,
-                          std::string& why) {
-  out.binary = open_kernel_binary(module, why);
+                          std::string& why, const std::string& what) {
+  out.binary = open_kernel_binary(module, why, what);
   if (!out.binary) return false;
   out.process = module.empty() ? "kernel" : module_name_of(module);
   out.is_return = p.suffix == ".return";

@@ -47,10 +47,11 @@ std::string find_vmlinux_dwarf(const KernelDebugPlaces& at, std::string& looked)
 std::string find_module_dwarf(const KernelDebugPlaces& at, const std::string& module,
                               std::string& looked);
 
-// The message when `what` needs DWARF and there is none: what is missing,
-// where it was looked for, and the Debian package to install.
+// The message when `what` ("a source-file pattern (...)") needs DWARF and
+// there is none: what is missing and the Debian package to install (for a
+// module also where it was looked for).
 std::string no_kernel_dwarf_message(const std::string& what, const std::string& module,
-                                    const std::string& release, const std::string& looked);
+                                    const std::string& looked);
 
 // "stapkdw" for "/x/stapkdw.ko" or "stap-kdw.ko" (the kernel's spelling:
 // '-' and ',' as '_'); a name is returned the same way.
@@ -58,7 +59,8 @@ std::string module_name_of(const std::string& module);
 
 // The cached Binary of the running kernel (module "") or a module (its
 // name or .ko path), relocated; nullptr with `why` naming what to install.
-Binary* open_kernel_binary(const std::string& module, std::string& why);
+Binary* open_kernel_binary(const std::string& module, std::string& why,
+                           const std::string& what = "this probe point");
 
 // Resolves a kernel.function / module().function / .statement pattern
 // (p.process unused) over the kernel's DWARF: each site's `symbol` is the
@@ -67,6 +69,7 @@ Binary* open_kernel_binary(const std::string& module, std::string& why);
 // DWARF (the message names the package); true with no sites when nothing
 // matches.
 bool resolve_kernel_point(const ProcessPattern& p, const std::string& module,
-                          ResolvedPoint& out, std::string& why);
+                          ResolvedPoint& out, std::string& why,
+                          const std::string& what = "this probe point");
 
 }  // namespace stap::debuginfo

@@ -80,6 +80,7 @@ void Lowerer::lower_kfunc_points(const DerivedProbe& dp) {
   base.is_return = is_return_point(*dp.point);
   if (reads_probe_context(dp)) {
     for (const KernelFunctionRef& f : functions) {
+      if (lower_kfunc_by_dwarf(dp, f)) continue;  // lower_kfunc_dwarf.cpp
       ir::Probe probe = base;
       probe.functions = {f.name};
       probe.module = f.module;

@@ -15,9 +15,11 @@
 // one probe over every site.
 #include <gelf.h>
 
+#include <deque>
 #include <fstream>
 #include <map>
 
+#include "ast/visitor.h"
 #include "debuginfo/kernel_dwarf.h"
 #include "elaborate/providers/provider.h"
 #include "lower/lowerer.h"
@@ -100,7 +102,58 @@ uint64_t kallsyms_address(const std::string& name, const std::string& module) {
   return cache[key] = found;
 }
 
+// The target variables a body names ($x, $$locals ...), not @cast's.
+struct TargetNames : ast::TraversingVisitor {
+  std::set<std::string> names;
+  void visit(ast::TargetSymbol& n) override {
+    names.insert(n.name);
+    ast::TraversingVisitor::visit(n);
+  }
+};
+
+// Whether a body reads what the function's BTF does not describe.
+bool needs_dwarf(const DerivedProbe& dp, const std::optional<kernel::Function>& fn) {
+  TargetNames use;
+  if (dp.decl->body) dp.decl->body->accept(use);
+  if (dp.point->condition) dp.point->condition->accept(use);
+  for (const std::string& name : use.names) {
+    if (name == "$$locals" || name == "$$vars") return true;
+    if (name.starts_with("$$") || name == "$return") continue;
+    if (!fn) return true;
+    bool param = false;
+    for (const kernel::Param& p : fn->params) param = param || "$" + p.name == name;
+    if (!param) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+bool Lowerer::lower_kfunc_by_dwarf(const DerivedProbe& dp, const KernelFunctionRef& f) {
+  std::optional<kernel::Function> fn = running_kernel_btf().function(f.name, f.module);
+  if (!needs_dwarf(dp, fn)) return false;
+  // Each point resolved here lives as long as the compiler (sites are
+  // pointed at while the body is lowered).
+  static std::deque<di::ResolvedPoint> resolved;
+  di::ProcessPattern p;
+  p.kind = "function";
+  p.spec = f.name;
+  for (const ast::ProbePointComponent& c : dp.point->components)
+    if (c.functor == "return" || c.functor == "call") p.suffix = "." + c.functor;
+  di::ResolvedPoint r;
+  std::string why;
+  if (!di::resolve_kernel_point(p, f.module, r, why)) return false;  // BTF then says what it can
+  std::erase_if(r.sites, [&](const di::ProbeSite& s) { return s.symbol != f.name || s.fn->inlined; });
+  if (r.sites.empty()) return false;
+  r.sites.resize(1);
+  // pp() names the function as the script did, as for BTF points.
+  r.sites[0].point = kernel_function_point(*dp.point, f);
+  resolved.push_back(std::move(r));
+  DerivedProbe one = dp;
+  one.user_point = std::shared_ptr<const di::ResolvedPoint>(std::shared_ptr<void>(), &resolved.back());
+  lower_kfunc_dwarf_points(one);
+  return true;
+}
 
 void Lowerer::lower_kfunc_dwarf_points(const DerivedProbe& dp) {
   const di::ResolvedPoint& r = *dp.user_point;

@@ -285,6 +285,10 @@ class Lowerer {
   void syscall_probe(ir::Probe& probe, const tracefs::Event& e);
   void lower_kfunc_points(const DerivedProbe& dp);
   void lower_kfunc_dwarf_points(const DerivedProbe& dp);  // lower_kfunc_dwarf.cpp
+  // A function named without a file whose body reads what BTF lacks (a
+  // local, $$locals): lowered as a DWARF site when the kernel's DWARF is
+  // installed (true), else left to BTF (false).
+  bool lower_kfunc_by_dwarf(const DerivedProbe& dp, const KernelFunctionRef& f);
   void lower_uprobe_points(const DerivedProbe& dp);
   void lower_uprobe_body(const DerivedProbe& dp, ir::Probe probe, const debuginfo::ProbeSite* site);
   friend class ProcessLowering;

@@ -97,9 +97,13 @@ TEST_CASE("kernel dwarf: where vmlinux's DWARF is found, and the message without
   CHECK(find_vmlinux_dwarf(at, looked).empty());
   CHECK(looked.find(root + "/usr/lib/debug/boot/vmlinux-6.1.0-99-amd64") != std::string::npos);
   CHECK(looked.find(root + "/lib/modules/6.1.0-99-amd64/build/vmlinux") != std::string::npos);
-  std::string message = no_kernel_dwarf_message("this probe point", "", at.release, looked);
-  CHECK(message.starts_with("missing kernel debuginfo: this probe point needs the DWARF of the kernel"));
-  CHECK(message.find("install linux-image-6.1.0-99-amd64-dbg") != std::string::npos);
+  std::string message = no_kernel_dwarf_message("kernel.statement", "", looked);
+  CHECK(message.starts_with("missing kernel debuginfo: kernel.statement needs the kernel's DWARF"));
+  CHECK(message.find("install linux-image-$(uname -r)-dbg") != std::string::npos);
+  message = no_kernel_dwarf_message("kernel.statement", "ext4", "/x/ext4.ko");
+  CHECK(message == "missing kernel debuginfo: kernel.statement needs the DWARF of module ext4 "
+                   "(looked in /x/ext4.ko); install linux-image-$(uname -r)-dbg (Debian; "
+                   "kernel-debuginfo on Fedora)");
   // A linked program with DWARF stands in for vmlinux.
   fs::create_directories(root + "/usr/lib/debug/lib/modules/6.1.0-99-amd64");
   std::string exe = root + "/usr/lib/debug/lib/modules/6.1.0-99-amd64/vmlinux";

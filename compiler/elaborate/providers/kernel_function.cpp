@@ -141,6 +141,7 @@ struct Query {
   // spec or address, suffix).
   bool dwarf = false;
   debuginfo::ProcessPattern code;
+  std::string dwarf_what;  // for the message without DWARF, at refusal_loc
   // Set when the point cannot be resolved without DWARF (or at all): what
   // to say, and where.
   std::string refusal;
@@ -179,11 +180,17 @@ const char* const kDwarfSuffixes[] = {"label", "callee", "callees"};
 void dwarf_query(Query& q, const ast::ProbePointComponent& c, const ast::ProbePoint& point) {
   q.dwarf = true;
   q.code.kind = c.functor;
+  q.refusal_loc = c.loc;
   if (auto* s = dynamic_cast<const ast::StringLit*>(c.arg)) {
     q.code.spec = s->value;
+    q.dwarf_what = c.functor == "statement" ? point.components[0].functor + ".statement"
+                   : s->value.find('@') != std::string::npos
+                       ? "a source-file pattern (\"" + s->value + "\")"
+                       : "a function of a module named by path";
   } else if (auto* n = dynamic_cast<const ast::NumberLit*>(c.arg)) {
     q.code.has_address = true;
     q.code.address = static_cast<uint64_t>(n->value);
+    q.dwarf_what = c.functor == "function" ? "a function address" : point.components[0].functor + ".statement";
   }
   const std::string& last = point.components.back().functor;
   if (&c != &point.components.back() && (last == "call" || last == "return" || last == "inline" ||
@@ -290,7 +297,7 @@ bool resolve_dwarf(const Query& q, std::vector<std::shared_ptr<debuginfo::Resolv
   KernelFacts& k = facts();
   for (const std::string& m : dwarf_modules(q)) {
     auto point = std::make_shared<debuginfo::ResolvedPoint>();
-    if (!debuginfo::resolve_kernel_point(q.code, m, *point, why)) return false;
+    if (!debuginfo::resolve_kernel_point(q.code, m, *point, why, q.dwarf_what)) return false;
     std::string module = m.empty() ? "" : debuginfo::module_name_of(m);
     std::erase_if(point->sites, [&](const debuginfo::ProbeSite& s) {
       return loaded_only && k.symbols_loaded && !k.symbols.function(s.symbol, module);
@@ -415,7 +422,7 @@ class KernelFunctionProvider : public ProbeProvider {
     std::string why;
     const ast::ProbePointComponent& head = point.components[0];
     if (!resolve_dwarf(q, found, why, request.will_run)) {
-      if (!request.quiet) value_error(point, head.loc, why, diags);
+      if (!request.quiet) value_error(point, q.refusal_loc, why, diags);
       return 0;
     }
     if (found.size() > 1) {
