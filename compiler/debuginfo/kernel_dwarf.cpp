@@ -204,8 +204,17 @@ void lay_out(Image& im) {
   }
 }
 
+// The name of section i ("" when unreadable).
+std::string section_name(Image& im, size_t i) {
+  Elf64_Shdr& names = im.shdr(im.ehdr().e_shstrndx);
+  uint64_t at = names.sh_offset + im.shdr(i).sh_name;
+  if (im.ehdr().e_shstrndx >= im.ehdr().e_shnum || !im.in_bounds(at, 1)) return {};
+  return std::string(im.bytes.c_str() + at);
+}
+
 // Applies the x86-64 RELA relocations of the non-allocated (debug)
-// sections.  Symbols already hold addresses (lay_out).
+// sections and of .eh_frame (the CFI, when the object has it rather than
+// .debug_frame).  Symbols already hold addresses (lay_out).
 bool relocate_debug(Image& im, std::string& why) {
   size_t n = im.ehdr().e_shnum;
   for (size_t i = 1; i < n; ++i) {
@@ -213,7 +222,7 @@ bool relocate_debug(Image& im, std::string& why) {
     if (rel.sh_type != SHT_RELA || rel.sh_info >= n || rel.sh_link >= n) continue;
     Elf64_Shdr target = im.shdr(rel.sh_info);
     Elf64_Shdr symtab = im.shdr(rel.sh_link);
-    if (target.sh_flags & SHF_ALLOC) continue;
+    if ((target.sh_flags & SHF_ALLOC) && section_name(im, rel.sh_info) != ".eh_frame") continue;
     if (!im.in_bounds(rel.sh_offset, rel.sh_size) || !im.in_bounds(symtab.sh_offset, symtab.sh_size))
       return why = "bad relocation section", false;
     const auto* relas = reinterpret_cast<const Elf64_Rela*>(im.bytes.data() + rel.sh_offset);

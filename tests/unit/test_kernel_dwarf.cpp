@@ -12,6 +12,7 @@
 
 #include "debuginfo/kernel_dwarf.h"
 #include "debuginfo_fixture.h"
+#include "lower_fixture.h"
 
 using namespace stap::debuginfo;
 using stap::test::run_command;
@@ -167,4 +168,41 @@ TEST_CASE("kernel dwarf: a relocatable module's points as symbol + offset",
   CHECK(rs.sites[0].offset == readelf_line_address(ko, line) - nm_address(ko, "work"));
   CHECK(rs.sites[0].point ==
         "module(\"" + ko + "\").statement(\"work@" + build_module() + "/t.c:9\")");
+}
+
+TEST_CASE("kernel dwarf: a module statement lowers to a kprobe at symbol + offset reading "
+          "DWARF locals", "[debuginfo][kernel_dwarf]") {
+  std::string dir = build_module();
+  std::string ko = dir + "/t.ko";
+  std::string point = "module(\"" + ko + "\").statement(\"work@t.c:9\")";
+  stap::test::Lowered l =
+      stap::test::lower_script("probe " + point + " { printf(\"%d %d %s\\n\", $total, $p->right, $$locals) }");
+  INFO(l.messages);
+  REQUIRE(l.ok);
+  REQUIRE(l.module.probes.size() == 1);
+  const stap::ir::Probe& p = l.module.probes[0];
+  CHECK(p.kind == stap::ir::ProbeKind::kfunc);
+  CHECK(p.module == "t");
+  CHECK(p.functions == std::vector<std::string>{"work"});
+  REQUIRE(p.offsets.size() == 1);
+  CHECK(p.offsets[0] == readelf_line_address(ko, 9) - nm_address(ko, "work"));
+  CHECK(p.arg_count == -1);  // kprobes only: no trampoline variant
+  CHECK(p.pp == "module(\"" + ko + "\").statement(\"work@" + dir + "/t.c:9\")");
+  // Registers of the kprobe's pt_regs; the struct on the stack read as
+  // kernel memory, never as user memory.
+  CHECK(stap::test::find_op(p.body, stap::ir::Op::reg));
+  CHECK(stap::test::find_op(p.body, stap::ir::Op::kread));
+  CHECK_FALSE(stap::test::find_op(p.body, stap::ir::Op::uread));
+  // A .return reads $return, and its entry values in a kfunc entry probe
+  // at the function's symbol.
+  stap::test::Lowered r = stap::test::lower_script(
+      "probe module(\"" + ko + "\").function(\"work\").return { printf(\"%d %d\\n\", $return, $value) }");
+  INFO(r.messages);
+  REQUIRE(r.ok);
+  REQUIRE(r.module.probes.size() == 2);
+  for (const stap::ir::Probe& q : r.module.probes) {
+    CHECK(q.kind == stap::ir::ProbeKind::kfunc);
+    CHECK(q.functions == std::vector<std::string>{"work"});
+    CHECK(q.offsets == std::vector<uint64_t>{0});
+  }
 }
