@@ -177,12 +177,36 @@ STP_INLINE long stp_row_find(void *rows, __u32 first, __u32 count, __u64 off, __
 	return 1;
 }
 
-/* One step by a row: 1 done, 0 no rule here, -1 the stack ends. */
+/* x86_64 rt_sigframe: where the interrupted registers are, from the
+ * ucontext at rsp when the handler has returned into __restore_rt. */
+enum { STP_UC_RBP = 40 + 80, STP_UC_RSP = 40 + 120, STP_UC_RIP = 40 + 128 };
+
+/* Out of a signal frame: 2 done (the next pc is exact, not a return
+ * address), -1 the stack ends. */
+STP_INLINE long stp_step_signal(struct stp_uregs *r)
+{
+	__u64 ip = 0, sp = 0, bp = 0;
+	if (bpf_probe_read_user(&ip, 8, (void *)(r->sp + STP_UC_RIP)) ||
+	    bpf_probe_read_user(&sp, 8, (void *)(r->sp + STP_UC_RSP)) ||
+	    bpf_probe_read_user(&bp, 8, (void *)(r->sp + STP_UC_RBP)))
+		return -1;
+	r->ip = ip;
+	r->sp = sp;
+	r->bp = bp;
+	return 2;
+}
+
+/* One step by a row: 1 done, 2 done into an exact pc, 0 no rule here,
+ * -1 the stack ends. */
 STP_INLINE long stp_step_row(__u64 row, struct stp_uregs *r)
 {
 	__u32 kind = stap_row_cfa(row);
-	if (kind == STAP_CFA_UNKNOWN)
-		return stap_row_arg(row) ? -1 : 0;
+	if (kind == STAP_CFA_UNKNOWN) {
+		__u32 arg = stap_row_arg(row);
+		if (arg == STAP_ROW_SIGNAL)
+			return stp_step_signal(r);
+		return arg == STAP_ROW_END ? -1 : 0;
+	}
 	__u64 cfa = (kind == STAP_CFA_RBP ? r->bp : r->sp) + stap_row_cfa_offset(row);
 	if (kind == STAP_CFA_PLT && (r->ip & 15) >= stap_row_arg(row))
 		cfa += 8;
@@ -250,7 +274,7 @@ STP_INLINE struct stp_umaps *stp_umaps_of(void *umaps, __u64 mm)
 struct stp_unwind_work {
 	__u64 frames[STP_UNWIND_MAX_FRAMES];
 	struct stp_uregs r;
-	__u64 n, depth;
+	__u64 n, depth, exact;
 };
 
 /* bpf_loop's context, on the stack: pointers only. */
@@ -270,8 +294,9 @@ static long stp_unwind_frame(__u32 index, void *ctx)
 		return 1;
 	w->frames[i & (STP_UNWIND_MAX_FRAMES - 1)] = w->r.ip;
 	w->n = i + 1;
-	/* A return address is just past its call: look up the call. */
-	__u64 pc = i ? w->r.ip - 1 : w->r.ip;
+	/* A return address is just past its call: look up the call.  The
+	 * first pc and one a signal interrupted are exact. */
+	__u64 pc = w->exact ? w->r.ip : w->r.ip - 1;
 	struct stp_umap m = {};
 	long step = 0;
 	if ((x->c && stp_umap_cached(x->c, pc, &m)) || stp_umap_lookup(x->c, pc, x->files, &m)) {
@@ -281,6 +306,7 @@ static long stp_unwind_frame(__u32 index, void *ctx)
 	}
 	if (step == 0)
 		step = stp_step_fp(&w->r);
+	w->exact = step == 2;
 	return step < 0;
 }
 
@@ -302,6 +328,7 @@ STP_INLINE long stp_ustack_unwind(struct stp_unwind_work *w, long depth, void *r
 	bpf_probe_read_kernel(&w->r.bp, 8, regs + STP_PT_BP);
 	w->n = 0;
 	w->depth = depth;
+	w->exact = 1;
 	struct stp_unwind_ctx x = {w, stp_umaps_of(umaps, mm), rows, files};
 	bpf_loop(depth, stp_unwind_frame, &x, 0);
 	return w->n;

@@ -12,7 +12,8 @@
  *               RSP / RBP (that register + cfa_offset),
  *               PLT (a .plt stub: rsp + 8, + 8 more when (pc & 15) >= arg)
  *   bits 34-39  arg (PLT: the threshold; UNKNOWN: 1 = the outermost
- *               frame, the stack ends)
+ *               frame, the stack ends; 2 = a signal trampoline, the
+ *               interrupted rip/rsp/rbp are in the ucontext at rsp)
  *   bits 40-55  cfa_offset, bytes
  *   bits 56-63  rbp: the caller's rbp is saved at CFA + 8 * rbp (signed);
  *               0: this frame left rbp alone
@@ -28,6 +29,7 @@
 #include <linux/types.h>
 
 enum { STAP_CFA_UNKNOWN = 0, STAP_CFA_RSP = 1, STAP_CFA_RBP = 2, STAP_CFA_PLT = 3 };
+enum { STAP_ROW_END = 1, STAP_ROW_SIGNAL = 2 }; /* UNKNOWN rows' arg */
 
 /* The maps the unwinder reads (compiler/codegen/emit_stack.cpp makes them
  * when a script captures user stacks; loader/unwind_tables.cpp fills them

@@ -180,6 +180,20 @@ UnwindRow row_of(Dwarf_Frame* frame) {
   return row;
 }
 
+// A signal frame ('S' CIE: glibc's __restore_rt): the CFA is the
+// interrupted rsp, saved in the ucontext the kernel left at rsp
+// (DW_OP_breg7 160; DW_OP_deref, the rt_sigframe layout of x86_64 Linux).
+// The unwinder then reloads rip, rsp and rbp from that ucontext.
+UnwindRow signal_row(Dwarf_Frame* frame) {
+  UnwindRow row;
+  Dwarf_Op* ops = nullptr;
+  size_t nops = 0;
+  if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 2 && ops[0].atom == DW_OP_breg7 &&
+      ops[0].number == 160 && ops[1].atom == DW_OP_deref)
+    row.arg = 2;
+  return row;
+}
+
 // Appends the rows of the FDE at `start`, not past `bound` (the next
 // FDE's start); what is left of [start, bound) after it is UNKNOWN.
 void add_fde_rows(Dwarf_CFI* cfi, uint64_t start, uint64_t bound,
@@ -191,7 +205,7 @@ void add_fde_rows(Dwarf_CFI* cfi, uint64_t start, uint64_t bound,
     Dwarf_Addr from = 0, to = 0;
     bool signal = false;
     dwarf_frame_info(frame, &from, &to, &signal);
-    UnwindRow row = signal ? UnwindRow{} : row_of(frame);
+    UnwindRow row = signal ? signal_row(frame) : row_of(frame);
     free(frame);
     if (auto off = to_offset(segs, addr); off && *off <= UINT32_MAX) {
       row.start = uint32_t(*off);

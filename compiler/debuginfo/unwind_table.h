@@ -12,7 +12,8 @@
 // PLT rows.  Rows whose rules are anything else (signal frames, DWARF
 // expressions) are UNKNOWN: the unwinder takes a frame-pointer step
 // there; an undefined return address (_start) is UNKNOWN with arg 1,
-// where the stack ends.  Gaps between FDEs are UNKNOWN rows too.  Equal neighbours are
+// where the stack ends; glibc's signal trampoline (__restore_rt) is
+// UNKNOWN with arg 2: the interrupted registers are in its ucontext.  Gaps between FDEs are UNKNOWN rows too.  Equal neighbours are
 // merged.
 #pragma once
 
@@ -25,7 +26,8 @@ namespace stap::debuginfo {
 struct UnwindRow {
   uint32_t start = 0;       // file offset of the first pc
   uint8_t cfa = 0;          // STAP_CFA_* (bpf_runtime/unwind_row.h)
-  uint8_t arg = 0;          // PLT: the (pc & 15) threshold; UNKNOWN: 1 = the outermost frame
+  uint8_t arg = 0;          // PLT: the (pc & 15) threshold; UNKNOWN: 1 = the outermost
+                            // frame, 2 = a signal frame
   uint16_t cfa_offset = 0;  // bytes
   int8_t rbp = 0;           // caller's rbp at CFA + 8 * rbp; 0: unchanged
 

@@ -128,6 +128,15 @@ TEST_CASE("unwind rows agree with readelf on libc", "[unwind]") {
   if (!std::filesystem::exists(libc)) return;
   size_t checked = check_against_readelf(libc, ".eh_frame");
   CHECK(checked > 10000);
+  // __restore_rt, the signal trampoline ('S' CIE), is a signal row; its
+  // caller's registers are in the ucontext.
+  UnwindTable table;
+  std::string why;
+  REQUIRE(build_unwind_table(libc, table, why));
+  auto signal_rows = std::count_if(table.rows.begin(), table.rows.end(), [](const UnwindRow& r) {
+    return r.cfa == STAP_CFA_UNKNOWN && r.arg == STAP_ROW_SIGNAL;
+  });
+  CHECK(signal_rows == 1);
 }
 
 TEST_CASE("unwind rows agree with readelf on an -O2 program", "[unwind]") {
@@ -151,6 +160,15 @@ TEST_CASE("unwind table: sorted, merged, PLT stubs and gaps", "[unwind]") {
   REQUIRE(plt != table.rows.end());
   CHECK(plt->cfa_offset == 8);
   CHECK((plt->arg == 11 || plt->arg == 10));
+  // _start's undefined return address: the outermost frame.
+  auto elf = ElfFile::open(debuginfo_bin("sample_c_O2"), why);
+  REQUIRE(elf);
+  auto start = elf->functions_named("_start");
+  REQUIRE(start.size() == 1);
+  const UnwindRow* at_start = find_unwind_row(table, *elf->file_offset(start[0]->address));
+  REQUIRE(at_start);
+  CHECK(at_start->cfa == STAP_CFA_UNKNOWN);
+  CHECK(at_start->arg == STAP_ROW_END);
   // Nothing before the first FDE.
   CHECK(find_unwind_row(table, table.rows[0].start - 1) == nullptr);
   // The packed word reads back field by field.

@@ -4,7 +4,7 @@
 # -fomit-frame-pointer) whose chain goes main -> chain_a -> chain_b ->
 # chain_c -> qsort (Debian's libc, no frame pointers) -> chain_cmp ->
 # chain_leaf.  With the CFI tables every frame is there, in order, named
-# with its binary, down to _start; the kernel's frame-pointer walk
+# with its binary, down to _start (through a signal handler too); the kernel's frame-pointer walk
 # (STAP_UNWIND=fp, what ubacktrace() was before) loses the chain.
 P=$LIVE/unwind_chain
 script='global done
@@ -23,6 +23,12 @@ names $CASE_TMP/cfi | awk '$1 == "chain_cmp" { on = 1; next } $1 == "chain_c" { 
   END { print (n > 0 ? "libc frames between chain_cmp and chain_c" : "no libc frames") }'
 names $CASE_TMP/cfi | tail -1 | awk '{ print "last frame", $1 }'
 grep -q '^ 0x[0-9a-f]* : chain_leaf+0x0/0x[0-9a-f]* \[/.*/unwind_chain\]$' $CASE_TMP/cfi && echo "leaf frame at offset 0"
+# Through a signal frame: chain_c raises SIGUSR1, whose handler calls
+# the leaf; past glibc's __restore_rt the interrupted registers come from
+# the ucontext on the stack.
+$STAP -e "$script" -c "$P signal 3" > $CASE_TMP/signal 2> $CASE_TMP/err
+echo "signal status $? cfi: $(ours $CASE_TMP/signal)"
+grep -v "^WARNING: Number of errors: 0" $CASE_TMP/err >&2
 # The largest MAXBACKTRACE: the unwinder's loop is verified once.
 $STAP -D MAXBACKTRACE=127 -e "$script" -c "$P probe 3" > $CASE_TMP/deep 2> $CASE_TMP/err
 echo "MAXBACKTRACE=127 status $? cfi: $(ours $CASE_TMP/deep)"

@@ -11,13 +11,17 @@
 //                                  and lives 0.3 s more
 //        unwind_chain burn SECONDS  spins in chain_leaf (profile cases)
 //        unwind_chain clock SECONDS chain_leaf spins on clock_gettime (the vDSO)
+//        unwind_chain signal N    as probe, chain_c raising SIGUSR1 instead:
+//                                 ... -> chain_c -> raise -> (signal frame)
+//                                 -> chain_signal -> chain_leaf
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static volatile unsigned long sink;
 static double deadline;
-static int burning, clocking;
+static int burning, clocking, signalling;
 
 static double now(void) {
   struct timespec ts;
@@ -44,9 +48,19 @@ __attribute__((noipa)) int chain_cmp(const void* x, const void* y) {
   return r;
 }
 
+// The SIGUSR1 handler: the leaf is reached through the kernel's signal
+// frame and glibc's __restore_rt.
+__attribute__((noipa)) void chain_signal(int sig) {
+  chain_leaf(sig, 1);
+  sink++;
+}
+
 __attribute__((noipa)) void chain_c(int n) {
   int values[4] = {n, 3, 1, 2};
-  qsort(values, 4, sizeof values[0], chain_cmp);
+  if (signalling)
+    raise(SIGUSR1);
+  else
+    qsort(values, 4, sizeof values[0], chain_cmp);
   sink += (unsigned long)values[0];
 }
 
@@ -68,6 +82,8 @@ int main(int argc, char** argv) {
     deadline = now() + atof(argv[2]);
     while (now() < deadline) chain_a(4);
   } else {
+    signalling = strcmp(argv[1], "signal") == 0;
+    signal(SIGUSR1, chain_signal);
     for (int i = atoi(argv[2]); i > 0; --i) chain_a(i);
     // Alive a little longer: the runtime reads a process's mappings when
     // its first stack arrives, to name the frames after it exits.
