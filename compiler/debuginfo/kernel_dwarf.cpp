@@ -1,10 +1,12 @@
 #include "debuginfo/kernel_dwarf.h"
 
 #include <elf.h>
+#include <gelf.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -323,10 +325,31 @@ Binary* open_kernel_binary(const std::string& module, std::string& why, const st
   return cache.emplace(module, std::move(b)).first->second.get();
 }
 
-bool resolve_kernel_point(const ProcessPattern& p, const std::string& module, ResolvedPoint& out,
-                          std::string& why, const std::string& what) {
+namespace {
+
+// Where the relocated copy put a module's .text (0 when it has none).
+uint64_t text_address(const Binary& bin) {
+  Elf* elf = bin.elf->elf();
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return 0;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : nullptr;
+    if (name && std::strcmp(name, ".text") == 0) return sh.sh_addr;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool resolve_kernel_point(const ProcessPattern& pattern, const std::string& module,
+                          ResolvedPoint& out, std::string& why, const std::string& what) {
   out.binary = open_kernel_binary(module, why, what);
   if (!out.binary) return false;
+  // A module's address is as its .ko's symbol table gives it (nm): an
+  // offset in .text, which the relocated copy has moved.
+  ProcessPattern p = pattern;
+  if (!module.empty() && p.has_address) p.address += text_address(*out.binary);
   out.process = module.empty() ? "kernel" : module_name_of(module);
   out.is_return = p.suffix == ".return";
   std::string prefix = module.empty() ? "kernel" : "module(\"" + module + "\")";
@@ -338,6 +361,14 @@ bool resolve_kernel_point(const ProcessPattern& p, const std::string& module, Re
     if (!sym || s.pc < sym->address || (sym->size && s.pc >= sym->address + sym->size)) continue;
     s.symbol = sym->name;
     s.offset = s.pc - sym->address;
+    // The point names the address as the script gave it.
+    if (p.has_address && p.address != pattern.address) {
+      char moved[32], given[32];
+      std::snprintf(moved, sizeof moved, "(0x%llx)", static_cast<unsigned long long>(p.address));
+      std::snprintf(given, sizeof given, "(0x%llx)", static_cast<unsigned long long>(pattern.address));
+      if (size_t at = s.point.find(moved); at != std::string::npos)
+        s.point.replace(at, std::strlen(moved), given);
+    }
     placed.push_back(std::move(s));
   }
   out.sites = std::move(placed);

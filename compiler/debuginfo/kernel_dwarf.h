@@ -63,7 +63,8 @@ Binary* open_kernel_binary(const std::string& module, std::string& why,
                            const std::string& what = "this probe point");
 
 // Resolves a kernel.function / module().function / .statement pattern
-// (p.process unused) over the kernel's DWARF: each site's `symbol` is the
+// (p.process unused) over the kernel's DWARF (an address is vmlinux's
+// link-time address, or a module's as nm shows its .text in the .ko): each site's `symbol` is the
 // ELF function symbol holding it and `offset` its distance from it, to be
 // found in kallsyms by the caller.  False with `why` when there is no
 // DWARF (the message names the package); true with no sites when nothing

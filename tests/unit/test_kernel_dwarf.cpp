@@ -168,6 +168,20 @@ TEST_CASE("kernel dwarf: a relocatable module's points as symbol + offset",
   CHECK(rs.sites[0].offset == readelf_line_address(ko, line) - nm_address(ko, "work"));
   CHECK(rs.sites[0].point ==
         "module(\"" + ko + "\").statement(\"work@" + build_module() + "/t.c:9\")");
+
+  // The same statement by address, as nm and readelf give it in the .ko.
+  ProcessPattern by_address;
+  by_address.kind = "statement";
+  by_address.has_address = true;
+  by_address.address = readelf_line_address(ko, line);
+  ResolvedPoint ra;
+  REQUIRE(resolve_kernel_point(by_address, ko, ra, why));
+  REQUIRE(ra.sites.size() == 1);
+  CHECK(ra.sites[0].symbol == "work");
+  CHECK(ra.sites[0].offset == rs.sites[0].offset);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(by_address.address));
+  CHECK(ra.sites[0].point == "module(\"" + ko + "\").statement(" + hex + ")");
 }
 
 TEST_CASE("kernel dwarf: a module statement lowers to a kprobe at symbol + offset reading "
