@@ -290,8 +290,11 @@ std::vector<std::string> dwarf_modules(const Query& q) {
 
 // A DWARF query's sites, one ResolvedPoint per module; false with `why`
 // when DWARF is missing.  With `loaded_only`, the sites the running kernel
-// has: each site's function symbol in kallsyms (a module's __init code is
-// gone once it is loaded; a module not loaded has none).
+// has and lets a kprobe on: each site's function symbol in kallsyms (a
+// module's __init code is gone once it is loaded; a module not loaded has
+// none) and traceable, as for functions by name (kprobe events refuse
+// notrace code such as __exit functions with EINVAL).  Compiler clones
+// ("f.isra.0"), which the traceable list leaves to names, are kept.
 bool resolve_dwarf(const Query& q, std::vector<std::shared_ptr<debuginfo::ResolvedPoint>>& out,
                    std::string& why, bool loaded_only = false) {
   KernelFacts& k = facts();
@@ -299,9 +302,15 @@ bool resolve_dwarf(const Query& q, std::vector<std::shared_ptr<debuginfo::Resolv
     auto point = std::make_shared<debuginfo::ResolvedPoint>();
     if (!debuginfo::resolve_kernel_point(q.code, m, *point, why, q.dwarf_what)) return false;
     std::string module = m.empty() ? "" : debuginfo::module_name_of(m);
-    std::erase_if(point->sites, [&](const debuginfo::ProbeSite& s) {
-      return loaded_only && k.symbols_loaded && !k.symbols.function(s.symbol, module);
-    });
+    std::set<std::string> traceable;
+    if (loaded_only && k.symbols_loaded) {
+      for (std::string& f : k.symbols.match_functions("*", module.empty() ? "kernel" : module))
+        traceable.insert(std::move(f));
+      std::erase_if(point->sites, [&](const debuginfo::ProbeSite& s) {
+        return !k.symbols.function(s.symbol, module) ||
+               (!traceable.count(s.symbol) && s.symbol.find('.') == std::string::npos);
+      });
+    }
     if (!point->sites.empty()) out.push_back(std::move(point));
   }
   return true;
