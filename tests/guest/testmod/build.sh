@@ -49,7 +49,10 @@ fi
 flock -u 8
 
 ko=$out/stapkdw.ko
-if [ -e "$ko" ] && [ "$ko" -nt "$here/stapkdw.c" ] && [ "$ko" -nt "$here/Kbuild" ]; then
+# Built for this kernel (the 6.1 and 6.12 guests share OUT_DIR) and newer
+# than its sources: reused.
+if [ -e "$ko" ] && [ "$ko" -nt "$here/stapkdw.c" ] && [ "$ko" -nt "$here/Kbuild" ] &&
+  [ "$(cat "$out/kver" 2>/dev/null)" = "$kver" ]; then
   echo "$ko"; exit 0
 fi
 mkdir -p "$out"
@@ -57,4 +60,5 @@ cp "$here/stapkdw.c" "$here/Kbuild" "$out/"
 make -s -C "$hdir/root/usr/src/linux-headers-$kver" M="$(cd "$out" && pwd)" CC="$compiler" \
   modules >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; die "the module did not build"; }
 [ -e "$ko" ] || die "no $ko after the build"
+echo "$kver" >"$out/kver"
 echo "$ko"
