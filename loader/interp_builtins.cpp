@@ -367,18 +367,20 @@ Value b_symname(Impl& in, Args& a, const Node&) {
 Value b_symdata(Impl& in, Args& a, const Node&) {
   return str(fit(in, stack_symbols().symdata(static_cast<uint64_t>(a[0].num), false, 0)));
 }
-std::string stack_text(Impl& in, const Node& n, const std::string& s) {
+// A key out of a stack-coded column keeps its code (Value::num): its
+// whole stack prints, not the text cut at MAXSTRINGLEN.
+std::string stack_text(Impl& in, const Node& n, const Value& v) {
   bool user = n.s.find("ustack") != std::string::npos;
-  return stack_symbols().stack_lines(s, user, user ? stack_process(in, s) : 0);
+  return stack_symbols().stack_lines(v.str, v.num, user, user ? stack_process(in, v.str) : 0);
 }
 Value b_print_stack(Impl& in, Args& a, const Node& n) {
-  std::string text = stack_text(in, n, a[0].str);
+  std::string text = stack_text(in, n, a[0]);
   std::fwrite(text.data(), 1, text.size(), in.host.out);
   return num(0);
 }
 // sprint_stack keeps whole lines only, up to MAXSTRINGLEN bytes in all.
 Value b_sprint_stack(Impl& in, Args& a, const Node& n) {
-  std::string all = stack_text(in, n, a[0].str), out;
+  std::string all = stack_text(in, n, a[0]), out;
   for (size_t at = 0; at < all.size();) {
     size_t end = all.find('\n', at) + 1;
     if (out.size() + (end - at) > static_cast<size_t>(in.m.limits.maxstringlen)) break;

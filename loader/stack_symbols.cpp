@@ -24,6 +24,9 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// kallsyms' letters for code ('w'/'W': weak code).
+bool is_code(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
+
 StackSymbols* session_symbols = nullptr;
 
 }  // namespace
@@ -127,7 +130,7 @@ std::string StackSymbols::cut(std::string s) const {
   return s;
 }
 
-NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid) {
+NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid, bool frame) {
   NamedAddress out;
   if (user) {
     if (std::optional<UserSymbol> s = user_.lookup(tgid, address)) {
@@ -139,7 +142,12 @@ NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid) {
     return out;
   }
   uint64_t offset = 0;
-  if (std::optional<kernel::Symbol> s = kernel().lookup(address, &offset)) {
+  std::optional<kernel::Symbol> s = kernel().lookup(address, &offset);
+  // Only code names a frame.  A data symbol "holds" any address up to the
+  // next symbol: the per-CPU ones sit near 0, so a cut or stray address
+  // (an idle CPU's deep stack cut at MAXSTRINGLEN, "0xffffffff810") read
+  // as __per_cpu_end+0xffffffca810/0xffffffff80fcb000 (the 6.1 guest).
+  if (s && (!frame || is_code(s->type))) {
     out.name = s->name;
     out.offset = offset;
     out.size = s->size;
@@ -148,15 +156,15 @@ NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid) {
   return out;
 }
 
-std::string StackSymbols::symname(uint64_t address, bool user, uint32_t tgid) {
-  NamedAddress n = name(address, user, tgid);
+std::string StackSymbols::symname(uint64_t address, bool user, uint32_t tgid, bool frame) {
+  NamedAddress n = name(address, user, tgid, frame);
   return n.name.empty() ? hex(address) : n.name;
 }
 
 // _STP_SYM_DATA: "name+0x17/0x1a0 [module]", the module alone as
 // "0x... [module+0x17/0x1a0]" when no symbol holds the address.
-std::string StackSymbols::symdata(uint64_t address, bool user, uint32_t tgid) {
-  NamedAddress n = name(address, user, tgid);
+std::string StackSymbols::symdata(uint64_t address, bool user, uint32_t tgid, bool frame) {
+  NamedAddress n = name(address, user, tgid, frame);
   if (!n.name.empty())
     return n.name + "+" + hex(n.offset) + "/" + hex(n.size) + " [" + n.module + "]";
   return hex(address);
@@ -177,16 +185,31 @@ std::string StackSymbols::full_lines(const std::vector<uint64_t>& frames, bool u
 
 std::string StackSymbols::stack_lines(const std::string& addresses, bool user, uint32_t tgid) {
   if (user && tgid == 0) tgid = process_of(addresses);
-  std::string out;
-  std::istringstream words(addresses);
-  std::string word;
-  while (words >> word) {
+  std::vector<std::string> words;
+  std::vector<uint64_t> frames;
+  std::istringstream in(addresses);
+  for (std::string word; in >> word;) {
     const char* p = word.c_str();
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
-    uint64_t a = std::strtoull(p, nullptr, 16);
-    out += " " + word + " : " + symdata(a, user, tgid) + "\n";
+    words.push_back(word);
+    frames.push_back(std::strtoull(p, nullptr, 16));
   }
+  // A kernel text made in kernel context (backtrace() as a string) starts
+  // in our program and its callers: print it as the code would print.
+  size_t first = user ? 0 : frames.size() - drop_bpf_frames(frames).size();
+  std::string out;
+  for (size_t i = first; i < words.size(); ++i)
+    out += " " + words[i] + " : " + symdata(frames[i], user, tgid, true) + "\n";
   return out;
+}
+
+std::string StackSymbols::stack_lines(const std::string& addresses, int64_t code, bool user,
+                                      uint32_t tgid) {
+  if (ir::is_stack_code(code)) {
+    ir::StackCode c = ir::split_stack_code(code);
+    if (c.form == ir::kStackAddresses && c.user == user) return full_lines(frames(code), user, c.tgid);
+  }
+  return stack_lines(addresses, user, tgid);
 }
 
 std::string StackSymbols::text(int64_t code) {
@@ -195,7 +218,7 @@ std::string StackSymbols::text(int64_t code) {
   std::vector<uint64_t> ips = frames(code);
   std::string out;
   if (c.form == ir::kStackSymbol) {
-    out = ips.empty() ? std::string() : cut(symname(ips[0], c.user, c.tgid));
+    out = ips.empty() ? std::string() : cut(symname(ips[0], c.user, c.tgid, true));
   } else if (c.form == ir::kStackSymbols) {
     // _STP_SYM_SIMPLE, module by base name.
     for (uint64_t a : ips) {

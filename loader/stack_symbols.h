@@ -63,13 +63,20 @@ class StackSymbols : public ir::StackCodec {
   // The process a text decoded from a user stack code belongs to (0: unknown).
   uint32_t process_of(const std::string& text) const;
 
-  NamedAddress name(uint64_t address, bool user, uint32_t tgid);
-  std::string symname(uint64_t address, bool user, uint32_t tgid);
-  std::string symdata(uint64_t address, bool user, uint32_t tgid);
+  // What names `address`: for a stack frame (`frame`) only code does;
+  // symname()/symdata() of an address a script gives take data too.
+  NamedAddress name(uint64_t address, bool user, uint32_t tgid, bool frame = true);
+  std::string symname(uint64_t address, bool user, uint32_t tgid, bool frame = false);
+  std::string symdata(uint64_t address, bool user, uint32_t tgid, bool frame = false);
   // print_backtrace()'s lines for these frames.
   std::string full_lines(const std::vector<uint64_t>& frames, bool user, uint32_t tgid);
   // print_stack(s) / print_ustack(s): a line per address of the string.
   std::string stack_lines(const std::string& addresses, bool user, uint32_t tgid);
+  // print_stack(s) of a key read out of a stack-coded column: the lines of
+  // its whole stack when `code` is a backtrace()/ubacktrace() code of
+  // that side (the text, cut at MAXSTRINGLEN, can end in part of an
+  // address); else the lines of `addresses`.
+  std::string stack_lines(const std::string& addresses, int64_t code, bool user, uint32_t tgid);
   // The text of a STAP_REC_STACK record's payload.
   std::string record_text(uint32_t flags, const char* payload, size_t size);
   // Frame names root first, for folded stacks ("main;work;burn").
