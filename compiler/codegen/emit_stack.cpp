@@ -206,10 +206,12 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
     else stack_record(flags | STAP_STACK_TEXT, nullptr, expr(arg));
     return nullptr;
   }
+  if (Value* text = stack_text_value(n)) return text;
   if (ir::is_stack_key(*n) || f == "stack" || f == "ustack")
     unsupported(n, f + "() as a value in kernel context: use it as an array key "
                        "(s[" + f + "()] <<< 1, every key of that array a stack or a literal) "
-                       "or print it (print_backtrace(), print_stack(backtrace()))");
+                       "or print it (print_backtrace(), print_stack(backtrace())); "
+                       "backtrace(), ubacktrace(), callers(n) and ucallers(n) are strings here");
   handled = false;
   return nullptr;
 }
