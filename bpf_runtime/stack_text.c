@@ -40,7 +40,9 @@ STP_INLINE void stp_stack_text(const __u64 *buf, long depth, char *out, long siz
 		if ((__u64)at >= (__u64)(size - 1))
 			break;
 		long n = bpf_snprintf(out + at, STP_STACK_WORD, fmt, &v, sizeof v);
-		if (n <= 1)
+		/* Bounded both ways, so `at` stays bounded for older verifiers
+		 * (6.1 took the helper's result as unbounded below). */
+		if (n <= 1 || n > STP_STACK_WORD)
 			break;
 		if (count > 0 && at + n - 1 > size - 1)
 			break;  /* not whole: left out */
