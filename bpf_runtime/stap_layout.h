@@ -94,8 +94,12 @@ enum stap_record_kind {
 };
 #define STAP_STACK_USER 1u /* user addresses (of the record's process) */
 #define STAP_STACK_TEXT 2u /* a string of addresses, not a code */
-#define STAP_STACK_PROCESS 4u /* payload = a process whose first user stack
-                                 was captured: read its mappings now */
+#define STAP_STACK_PROCESS 4u /* payload = a process (8 bytes) and the id of
+                                 a user stack new to it (8 bytes; ids are
+                                 below 2^24, STAP_STACK_NO_ID when the stack
+                                 was not stored): read its mappings now if
+                                 they do not cover that stack's frames */
+#define STAP_STACK_NO_ID 0xffffffffu
 
 /* The stacks kernel context captured (bpf_runtime/stacks.c): an ARRAY
  * indexed by the stack id a stack code holds, value MAXBACKTRACE x 8

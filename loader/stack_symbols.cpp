@@ -262,8 +262,16 @@ std::string StackSymbols::record_text(uint32_t flags, const char* payload, size_
   int64_t first = 0;
   if (size < 8) return {};
   std::memcpy(&first, payload, 8);
-  if (flags & STAP_STACK_PROCESS) {  // its first user stack: keep its mappings
-    user_.capture(uint32_t(first));
+  if (flags & STAP_STACK_PROCESS) {  // a user stack new to it: keep its mappings
+    uint32_t tgid = uint32_t(first);
+    int64_t id = STAP_STACK_NO_ID;
+    if (size >= 16) std::memcpy(&id, payload + 8, 8);
+    if (id == STAP_STACK_NO_ID) {
+      user_.capture(tgid);
+    } else {
+      ir::StackCode c{true, ir::kStackAddresses, tgid, uint32_t(id)};
+      user_.capture(tgid, !user_.covers(tgid, frames(ir::make_stack_code(c))));
+    }
     return {};
   }
   if (flags & STAP_STACK_TEXT) {

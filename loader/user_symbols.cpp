@@ -59,6 +59,17 @@ bool UserSymbols::capture(uint32_t tgid, bool refresh) {
   return true;
 }
 
+bool UserSymbols::covers(uint32_t tgid, const std::vector<uint64_t>& addresses) const {
+  auto p = processes_.find(tgid);
+  if (p == processes_.end()) return false;
+  for (uint64_t a : addresses) {
+    bool in = false;
+    for (const Mapping& m : p->second) in = in || (a >= m.start && a < m.end);
+    if (!in) return false;
+  }
+  return true;
+}
+
 void UserSymbols::set_mappings(uint32_t tgid, std::vector<Mapping> maps) {
   processes_[tgid] = std::move(maps);
 }

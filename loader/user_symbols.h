@@ -4,9 +4,9 @@
 // MiniDebugInfo) and, when those have no function symbols, its separate
 // debuginfo (/usr/lib/debug/.build-id, .gnu_debuglink).
 //
-// A process's mappings are captured on request (the first user stack of
-// a process sends a record; the runtime asks then), and kept after it
-// exits, so the end probe's report still names its frames.  PIE
+// A process's mappings are captured on request (each user stack new to a
+// process sends a record; the runtime reads the mappings again when they
+// do not cover that stack's frames), and kept after it exits, so the end probe's report still names its frames.  PIE
 // executables and libraries are relocated through the mapping's start and
 // file offset and the ELF's PT_LOAD segments.
 #pragma once
@@ -45,6 +45,8 @@ class UserSymbols {
   // Reads the process's mappings now (again, when `refresh`).  False when
   // the process is gone and nothing was captured before.
   bool capture(uint32_t tgid, bool refresh = false);
+  // Whether every address is inside a captured mapping of the process.
+  bool covers(uint32_t tgid, const std::vector<uint64_t>& addresses) const;
   // For tests: mappings given directly.
   void set_mappings(uint32_t tgid, std::vector<Mapping> maps);
   // The function containing `address` in process `tgid`; the module alone

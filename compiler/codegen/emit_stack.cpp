@@ -81,15 +81,18 @@ void ProgramEmitter::ensure_stack_maps() {
   ms_.stack_map = m_.add_map({STAP_STACKS_MAP, kMapArray, entries, 0, 4, frames_size});
   m_.add_map({STAP_STACK_IDS_MAP, kMapHash, entries, 0, 8, 4});
   ms_.stack_lost_map = m_.add_map({STAP_STACKS_LOST_MAP, kMapArray, 2, 0, 4, 8});
-  ms_.upids_map = m_.add_map({STAP_UPIDS_MAP, kMapHash, kMaxProcesses, 0, 8, 8});
+  ms_.upids_map = m_.add_map({STAP_UPIDS_MAP, kMapLruHash, kMaxProcesses, 0, 8, 8});
 }
 
-// The first user stack of a process tells the runtime, which reads the
-// process's mappings at once: its frames are named from them even after
-// it has exited (an end probe's report).
-void ProgramEmitter::announce_process(Value* tgid) {
+// Each user stack new to a process (its first, and each other one) tells
+// the runtime, which reads the process's mappings at once when the frames
+// fall outside those it has: its frames are named from them even after it
+// has exited (an end probe's report).  Not only the first: that one can
+// come before ld.so has mapped the libraries, or before an exec.  The LRU
+// map forgets old pairs, which costs only a repeated record.
+void ProgramEmitter::announce_process(Value* tgid, Value* id) {
   AllocaInst* key = m_.entry_alloca(m_.i64, "upid");
-  b_.CreateStore(tgid, key);
+  b_.CreateStore(b_.CreateOr(b_.CreateShl(tgid, 32), b_.CreateAnd(id, i64c(0xffffffff))), key);
   Value* seen = helper(kMapLookupElem, m_.ptr, {ms_.upids_map, key});
   BasicBlock* fresh = block("upid_new");
   BasicBlock* told = block("upid_known");
@@ -100,9 +103,10 @@ void ProgramEmitter::announce_process(Value* tgid) {
   b_.CreateCondBr(b_.CreateICmpEQ(added, i64c(0)), send, told);
   b_.SetInsertPoint(send);
   BasicBlock* done = nullptr;
-  Value* rec = begin_record(int64_t(sizeof(stap_record)) + 8, STAP_REC_STACK,
+  Value* rec = begin_record(int64_t(sizeof(stap_record)) + 16, STAP_REC_STACK,
                             b_.getInt32(STAP_STACK_USER | STAP_STACK_PROCESS), done);
   b_.CreateStore(tgid, byte_ptr(rec, int64_t(sizeof(stap_record))));
+  b_.CreateStore(id, byte_ptr(rec, int64_t(sizeof(stap_record)) + 8));
   finish_record(rec, done, /*urgent=*/true);
   b_.CreateBr(told);
   b_.SetInsertPoint(told);
@@ -163,7 +167,7 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
     BasicBlock* after = block("stack_user_done");
     b_.CreateCondBr(b_.CreateAnd(in_user, b_.CreateICmpSGE(id, i64c(0))), tell, after);
     b_.SetInsertPoint(tell);
-    announce_process(tgid);
+    announce_process(tgid, id);
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }

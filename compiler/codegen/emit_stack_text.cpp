@@ -17,6 +17,7 @@
 // as the printed codes do, but strlen() and tokenize() see them.
 #include <llvm/IR/Instructions.h>
 
+#include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
 
 namespace stap::codegen {
@@ -54,7 +55,7 @@ Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
     BasicBlock* after = block("stack_text_user_done");
     b_.CreateCondBr(b_.CreateICmpSGT(size, i64c(0)), tell, after);
     b_.SetInsertPoint(tell);
-    announce_process(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32));
+    announce_process(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), i64c(STAP_STACK_NO_ID));
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
   }

@@ -147,7 +147,7 @@ class ProgramEmitter {
   llvm::Value* user_mode_value();
   void stack_record(uint32_t flags, llvm::Value* code, llvm::Value* text);
   void ensure_stack_maps();
-  void announce_process(llvm::Value* tgid);
+  void announce_process(llvm::Value* tgid, llvm::Value* id);
   // emit_stack_text.cpp: backtrace() & co as a string value
   llvm::Value* stack_text_value(const ir::Node* n);
   // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
