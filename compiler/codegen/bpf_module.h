@@ -35,6 +35,7 @@ enum Helper : int {
   kGetCurrentUidGid = 15,
   kGetCurrentComm = 16,
   kGetCurrentTask = 35,
+  kGetStack = 67,
   kProbeReadUser = 112,
   kJiffies64 = 118,
   kProbeReadKernel = 113,
@@ -46,6 +47,9 @@ enum Helper : int {
   kForEachMapElem = 164,
   kSnprintf = 165,
 };
+
+// bpf_get_stack() flag for the user stack.
+inline constexpr int64_t kUserStackFlag = 1 << 8;  // BPF_F_USER_STACK
 
 // bpf_ringbuf_submit() flags and bpf_ringbuf_query() selectors.
 inline constexpr int64_t kRingbufNoWakeup = 1, kRingbufForceWakeup = 2;

@@ -32,8 +32,6 @@ using namespace llvm;
 
 namespace {
 
-constexpr int kGetStack = 67;            // bpf_get_stack
-constexpr int64_t kUserStackFlag = 1 << 8;  // BPF_F_USER_STACK
 // Stack ids: exact storage, so no head room is needed beyond the stacks a
 // script keeps (a stack-keyed array holds MAXMAPENTRIES) and prints; ids
 // are never reused.  The array of 16384 stacks of 20 frames is 2.5 MiB,

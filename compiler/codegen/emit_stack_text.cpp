@@ -25,8 +25,6 @@ namespace stap::codegen {
 using namespace llvm;
 
 namespace {
-constexpr int kGetStack = 67;               // bpf_get_stack
-constexpr int64_t kUserStackFlag = 1 << 8;  // BPF_F_USER_STACK
 // The callers(n) counts a stack code's form holds (ir/key_codes.h): past
 // them the runtime decodes callers(n) as backtrace(); so does this.
 constexpr int64_t kMaxCallersForm = 29;
