@@ -64,8 +64,10 @@ print(\"proc\", sum(int(l.split()[1]) for l in s.splitlines() if \"ctxt_switches
 kill $other 2>/dev/null; wait $other 2>/dev/null
 read _ proc < <(grep '^proc ' $CASE_TMP/out3)
 read _ counted < <(grep '^switches ' $CASE_TMP/out3)
-# The few switches after /proc was read (printing, exit) count too.
-[ "$proc" -ge 100 ] && [ "$counted" -ge "$proc" ] && [ "$counted" -le $((proc + 5)) ] &&
+# The switches after /proc was read (printing, exit) count too: a few,
+# more on a loaded machine (preemptions); the busy `yes` beside it would
+# add thousands.
+[ "$proc" -ge 100 ] && [ "$counted" -ge "$proc" ] && [ "$counted" -le $((proc + 30)) ] &&
   echo "context switches: the target's own"
 
 # No .process without a target.
