@@ -49,17 +49,7 @@ spin_all() {
 # CPU seconds (user+sys) of a process and its reaped children so far.
 cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14+$15+$16+$17)/hz}' "/proc/$1/stat"; }
 
-# "run_time_ns run_cnt" summed over the BPF programs process $1 holds.
-prog_stats() {
-  local f t=0 c=0 k v
-  for f in /proc/"$1"/fd/*; do
-    [[ $(readlink "$f") == *bpf-prog* ]] || continue
-    while read -r k v; do
-      case $k in run_time_ns:) t=$((t + v)) ;; run_cnt:) c=$((c + v)) ;; esac
-    done < /proc/"$1"/fdinfo/"${f##*/}"
-  done
-  echo "$t $c"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bpf_prog_stats.sh"
 
 # Runs a tracer command in the background during a spin; prints
 # "tracer_cpu_s iterations bpf_ns_per_sample samples".

@@ -22,18 +22,7 @@ old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old_stats; rm -rf "$tmp"' EXIT
 
-# "run_time_ns run_cnt" summed over the BPF programs process $1 holds
-# (their fdinfo; other tracers running meanwhile do not count).
-prog_stats() {
-  local f t=0 c=0 k v
-  for f in /proc/"$1"/fd/*; do
-    [[ $(readlink "$f") == *bpf-prog* ]] || continue
-    while read -r k v; do
-      case $k in run_time_ns:) t=$((t + v)) ;; run_cnt:) c=$((c + v)) ;; esac
-    done < /proc/"$1"/fdinfo/"${f##*/}"
-  done
-  echo "$t $c"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bpf_prog_stats.sh"
 
 # "ns_per_run ns_per_call": STAP with KEY as the aggregate's key, over
 # the loop's calls (the probe keys only the loop's events); more stap
