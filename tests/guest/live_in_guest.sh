@@ -26,7 +26,7 @@ cases=(
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many stack_key_cut
   stack_print_cut stack_text_kernel
-  process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe ustack_cfi_profile
+  process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe
   kfunc_dwarf_missing kfunc_dwarf_module
 )
 newer_kernel_cases=(
