@@ -66,9 +66,14 @@ read _ proc < <(grep '^proc ' $CASE_TMP/out3)
 read _ counted < <(grep '^switches ' $CASE_TMP/out3)
 # The switches after /proc was read (printing, exit) count too: a few,
 # more on a loaded machine (preemptions); the busy `yes` beside it would
-# add thousands.
-[ "$proc" -ge 100 ] && [ "$counted" -ge "$proc" ] && [ "$counted" -le $((proc + 30)) ] &&
+# add thousands.  The child's switches before the event opens on it (it
+# blocks until stap is ready, and may be preempted on the way) are in
+# /proc but not counted: a few less, seen on a 2-CPU machine.
+if [ "$proc" -ge 100 ] && [ "$counted" -ge $((proc - 5)) ] && [ "$counted" -le $((proc + 30)) ]; then
   echo "context switches: the target's own"
+else
+  echo "context switches: /proc says $proc, counted $counted" >&2
+fi
 
 # No .process without a target.
 $STAP -e 'probe perf.sw.cpu_clock.process { exit() }' > $CASE_TMP/out4 2>&1
