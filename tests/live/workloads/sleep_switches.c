@@ -1,0 +1,29 @@
+/* Workload for perf_process's context-switch check, light enough for the
+ * test guest (python3 took seconds to start there): sleeps COUNT times
+ * for MS milliseconds, each sleep a voluntary switch, then prints
+ * "proc N", N being the switches the kernel counted for it in
+ * /proc/self/status (voluntary and involuntary, since its fork).
+ *   sleep_switches COUNT MS */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char** argv) {
+  long count = argc > 1 ? atol(argv[1]) : 100;
+  long ms = argc > 2 ? atol(argv[2]) : 2;
+  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+  for (long i = 0; i < count; i++) nanosleep(&pause, NULL);
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) {
+    perror("/proc/self/status");
+    return 1;
+  }
+  char line[256];
+  long total = 0;
+  while (fgets(line, sizeof line, f))
+    if (strstr(line, "ctxt_switches:")) total += atol(strchr(line, ':') + 1);
+  fclose(f);
+  printf("proc %ld\n", total);
+  return 0;
+}
