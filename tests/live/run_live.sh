@@ -33,9 +33,10 @@ trap 'rm -rf "$work"' EXIT
 passed=0 failed=0 skipped=0
 failures=()
 
-# Directive NAME of a case: the text after "#! NAME:" in its leading lines.
+# Directive NAME of a case: the text after "#! NAME:" in its leading
+# comment lines (a .sh case's directives may follow its description).
 directive() {
-  sed -n "/^#!/!q; s/^#! *$1: *//p" "$2" | head -1
+  sed -n "/^#/!q; s/^#! *$1: *//p" "$2" | head -1
 }
 
 # @LIVE@ (tools dir), @CASES@ (case dir) and @TMP@ (this case's scratch
