@@ -113,6 +113,32 @@ enum stap_record_kind {
 /* HASH of the processes (tgid, 8 bytes) whose user stacks were captured. */
 #define STAP_UPIDS_MAP "stap_upids"
 
+/* The kernel code between a traced event and our programs ("glue": the
+ * programs themselves, trampolines, bpf_trace_run<N>, __bpf_trace_<event>,
+ * perf_trace_<event>, kprobe dispatchers; loader/stack_glue.cpp picks
+ * them from /proc/kallsyms by stack_symbols.h's rule).  A kernel stack
+ * captured in a program starts in them; stap's, taken in the traced
+ * context, does not, so kernel-context stack text (bpf_runtime/ksym_text.c)
+ * skips the leading frames found here.  An ARRAY of stap_glue_range:
+ * entry 0's start is the number of ranges, entries 1..count are the
+ * ranges sorted by start, merged where adjacent; the loader sizes it
+ * before load and fills it after load and again after attach (a
+ * trampoline's symbol appears at attach). */
+#define STAP_STACK_GLUE_MAP "stap_stack_glue"
+struct stap_glue_range {
+  __u64 start; /* first address */
+  __u64 end;   /* one past the last */
+};
+
+/* A printf argument that is a stack or symbol the runtime names (a stack
+ * code, compiler/ir/key_codes.h: probefunc(), usymname(uaddr()),
+ * sprint_ubacktrace() ... in kernel context): its string slot holds these
+ * 8 bytes, then the code (8 bytes, host order).  Only a script's string
+ * equal to these 7 control and letter characters could be mistaken for
+ * one. */
+#define STAP_CODED_STRING_MARK "\x1e\x1fSTKC\x1f"  /* 7 bytes and the NUL */
+#define STAP_CODED_STRING_MARK_SIZE 8
+
 struct stap_record {
   __u32 kind;
   __u32 id;

@@ -36,6 +36,21 @@ class Reader {
     if (nul != std::string::npos) out.resize(nul);
     return true;
   }
+  // A printf string slot, which may hold a stack code instead of text
+  // (stap_layout.h STAP_CODED_STRING_MARK): the text the code stands for.
+  bool printf_string_slot(size_t slot, std::string& out) {
+    if (!bytes(slot, out)) return false;
+    constexpr size_t mark = STAP_CODED_STRING_MARK_SIZE;
+    if (out.size() >= mark + 8 && out.compare(0, mark, STAP_CODED_STRING_MARK, mark) == 0) {
+      int64_t code = 0;
+      std::memcpy(&code, out.data() + mark, 8);
+      out = stack_symbols().text(code);
+      return true;
+    }
+    size_t nul = out.find('\0');
+    if (nul != std::string::npos) out.resize(nul);
+    return true;
+  }
   bool at_end() const { return at_ == n_; }
 
  private:
@@ -65,7 +80,7 @@ bool read_printf_args(const std::vector<PrintfPiece>& pieces, size_t maxstringle
     }
     std::string text;
     if (piece.conversion == 's') {
-      if (!in.string_slot(maxstringlen, text)) return false;
+      if (!in.printf_string_slot(maxstringlen, text)) return false;
       args.push_back(PrintfValue::of(std::move(text)));
     } else if (piece.conversion == 'm' || piece.conversion == 'M') {
       int64_t length = memory_dump_length(precision);

@@ -28,6 +28,7 @@
 #include "interval_timer.h"
 #include "object_file.h"
 #include "session_load.h"
+#include "stack_glue.h"
 #include "stack_symbols.h"
 #include "target_command.h"
 
@@ -132,7 +133,9 @@ int Session::run(std::string_view object) {
   run_probes(ir::ProbeKind::begin);
   if (stop_ == Stop::none && signal_pending()) request_stop(Stop::signal);
   if (stop_ == Stop::none) {
-    if (!attach_all() || !start_timers()) {
+    std::string error;
+    if (!attach_all() || !fill_stack_glue(obj_, error) || !start_timers()) {
+      if (!error.empty()) std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       child_.abort();
       return 1;
     }

@@ -3,11 +3,13 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 
 #include "base/format_string.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
 #include "ir/kernel_builtins.h"
+#include "ir/key_codes.h"
 
 using namespace llvm;
 
@@ -270,9 +272,21 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
   }
   std::vector<const ir::Node*> args(n->kids.begin(), n->kids.end());
   if (dumps.size() != args.size()) unsupported(n, "printf arguments do not match its format");
+  // A stack or symbol the runtime names (probefunc(), usymname(uaddr()),
+  // sprint_ubacktrace() ...) goes as its code: the runtime prints the
+  // text, user-space names included, as it does for a key.
   std::vector<Value*> values;
-  for (const ir::Node* k : args) values.push_back(expr(k));
-  submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps);
+  std::vector<bool> coded;
+  // symname(addr()) of a perf sample in user mode names a user address:
+  // the kernel's text does that as stap does (hex); its code would not.
+  bool perf = probe_.kind == ir::ProbeKind::perf;
+  for (const ir::Node* k : args) {
+    coded.push_back(k->type == ir::Type::string && ir::is_stack_key(*k) &&
+                    !(perf && k->s == "symname") &&
+                    ms_.maxlen >= STAP_CODED_STRING_MARK_SIZE + 8);
+    values.push_back(coded.back() ? stack_code(k) : expr(k));
+  }
+  submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps, &coded);
 }
 
 // One ring-buffer record: header, then 8 bytes per long and MAXSTRINGLEN
@@ -280,7 +294,8 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
 // them must not leave a reservation open).  A failed reservation is counted.
 void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<const ir::Node*>& args,
                                    const std::vector<Value*>& values,
-                                   const std::vector<int64_t>& dumps) {
+                                   const std::vector<int64_t>& dumps,
+                                   const std::vector<bool>* coded) {
   auto dump = [&](size_t i) { return i < dumps.size() ? dumps[i] : 0; };
   int64_t size = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i)
@@ -289,7 +304,13 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
   Value* rec = begin_record(size, kind, id, done);
   int64_t off = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i]->type == ir::Type::string) {
+    if (coded && (*coded)[i]) {
+      uint64_t mark = 0;
+      std::memcpy(&mark, STAP_CODED_STRING_MARK, sizeof mark);
+      b_.CreateAlignedStore(i64c(int64_t(mark)), byte_ptr(rec, off), MaybeAlign(off % 8 ? 1 : 8));
+      b_.CreateAlignedStore(values[i], byte_ptr(rec, off + 8), MaybeAlign(off % 8 ? 1 : 8));
+      off += ms_.maxlen;
+    } else if (args[i]->type == ir::Type::string) {
       copy_string(byte_ptr(rec, off), values[i], ms_.maxlen);
       off += ms_.maxlen;
     } else {

@@ -209,6 +209,7 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
     return nullptr;
   }
   if (Value* text = stack_text_value(n)) return text;
+  if (Value* text = kernel_symbol_value(n)) return text;
   if (ir::is_stack_key(*n) || f == "stack" || f == "ustack")
     unsupported(n, f + "() as a value in kernel context: use it as an array key "
                        "(s[" + f + "()] <<< 1, every key of that array a stack or a literal) "

@@ -1,24 +1,30 @@
-// Stacks as strings in kernel context: backtrace(), ubacktrace(),
-// callers(n) and ucallers(n) used as a value (strlen, substr, tokenize,
-// isinstr, concatenation, a local, a string array's element or a key of
-// an array whose other keys are not stacks) are stap's text of addresses,
-// made here from the frames bpf_get_stack copies (bpf_runtime/stack_text.c):
+// Stacks and symbols as strings in kernel context, for a script that
+// uses them as values (strlen, substr, tokenize, isinstr, concatenation,
+// sprintf, a local, a string array's element or a key of an array whose
+// other keys are not stacks).  Used as a key of a stack array or printed,
+// they stay codes over the exact storage (emit_stack.cpp) that the runtime
+// names; these are the same texts, made in the kernel:
 //   backtrace()   "0xffffffff81234567 0xffffffff81234600 " cut at MAXSTRINGLEN
 //   callers(n)    the first n+1 addresses joined by spaces, whole ones only
-// Used as a key of a stack array or printed, a stack stays a code over
-// the exact storage (emit_stack.cpp).  The symbolic forms
-// (sprint_backtrace(), symname(), probefunc() ...) need the runtime's
-// symbols and stay keys or printed values only.
-//
-// The frames are the kernel's as captured: a kernel stack in a
-// tracepoint, syscall or kernel-function probe starts with our BPF
-// program and the functions that call it (perf events and user stacks
-// have none); print_stack(s) drops those as it prints (stack_symbols.h),
-// as the printed codes do, but strlen() and tokenize() see them.
+//                 (bpf_runtime/stack_text.c; ubacktrace() and ucallers(n)
+//                 too, from the user stack)
+//   symname(a), symdata(a), sprint_backtrace(), and probefunc() where the
+//                 probe always runs in the kernel: named by the kernel's
+//                 kallsyms through bpf_snprintf (bpf_runtime/ksym_text.c)
+// A kernel stack captured in our program starts with the program and the
+// kernel functions that call it; those leading frames are skipped (the
+// loader lists their addresses, loader/stack_glue.h), as the runtime
+// skips them when it prints a code.  User-space names (usymname(),
+// sprint_ubacktrace(), probefunc() in a perf probe's user mode) need the
+// runtime's symbols: printed or as keys only.
+#include <algorithm>
+
 #include <llvm/IR/Instructions.h>
 
+#include "bpf_runtime/ksym_text.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "ir/key_codes.h"
 
 namespace stap::codegen {
 
@@ -28,7 +34,34 @@ namespace {
 // The callers(n) counts a stack code's form holds (ir/key_codes.h): past
 // them the runtime decodes callers(n) as backtrace(); so does this.
 constexpr int64_t kMaxCallersForm = 29;
+// The frames a kernel text takes at most (ksym_text.h); probefunc() needs
+// the first past the glue only.
+constexpr int64_t kProbefuncFrames = STP_GLUE_LEAD + 1;
 }  // namespace
+
+// The loader's list of glue addresses (stap_layout.h): one placeholder
+// entry, sized and filled by loader/stack_glue.cpp.
+Value* ProgramEmitter::stack_glue_map() {
+  if (GlobalVariable* g = m_.module().getNamedGlobal(STAP_STACK_GLUE_MAP)) return g;
+  m_.add_map({STAP_STACK_GLUE_MAP, kMapArray, 1, 0, 4, unsigned(sizeof(stap_glue_range))});
+  return m_.module().getNamedGlobal(STAP_STACK_GLUE_MAP);
+}
+
+// A work slot of ksym_text.c (the struct, then an output area of P + 16
+// bytes) and its mask P - 1.
+Value* ProgramEmitter::ksym_work(Value*& mask) {
+  int64_t p = 8;
+  while (p < ms_.maxlen) p *= 2;
+  mask = i64c(p - 1);
+  return scratch_slot(uint32_t(sizeof(stp_ksym_work) + p + 16));
+}
+
+// The kernel stack of this context into the work slot, the glue skipped.
+void ProgramEmitter::capture_kernel_frames(Value* work, int64_t depth) {
+  depth = std::min<int64_t>(depth, STP_KSYM_FRAMES);
+  runtime_call("stp_kstack_capture", Type::getVoidTy(m_.module().getContext()),
+               {ctx_, work, i64c(depth), stack_glue_map()});
+}
 
 // Null for a builtin that is not a stack text.
 Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
@@ -43,9 +76,10 @@ Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
     count = b_.CreateSelect(fits, c, i64c(-1));
   }
   int64_t depth = ms_.ir.limits.maxbacktrace;
-  Value* buf = scratch_slot(uint32_t(8 * depth));
-  Value* size = helper(kGetStack, m_.i64, {ctx_, buf, i64c(8 * depth), i64c(user ? kUserStackFlag : 0)});
+  Value* buf = nullptr;
   if (user) {
+    buf = scratch_slot(uint32_t(8 * depth));
+    Value* size = helper(kGetStack, m_.i64, {ctx_, buf, i64c(8 * depth), i64c(kUserStackFlag)});
     // print_ustack(s) at the end names the frames from the mappings
     // captured now.
     ensure_stack_maps();
@@ -56,6 +90,12 @@ Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
     announce_process(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), i64c(STAP_STACK_NO_ID));
     b_.CreateBr(after);
     b_.SetInsertPoint(after);
+  } else {
+    Value* mask = nullptr;
+    Value* work = ksym_work(mask);
+    capture_kernel_frames(work, depth);
+    depth = std::min<int64_t>(depth, STP_KSYM_FRAMES);
+    buf = runtime_call("stp_kstack_kept", m_.ptr, {work});
   }
   // Room for a whole word past MAXSTRINGLEN (stack_text.c).
   constexpr uint32_t kWordRoom = 24;
@@ -64,6 +104,32 @@ Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
                {buf, i64c(depth), out, i64c(ms_.maxlen), count, rodata_ptr(ms_.literal("0x%lx ", false)),
                 rodata_ptr(ms_.literal("0x%lx", false)), rodata_ptr(ms_.literal(" 0x%lx", false))});
   return out;
+}
+
+// symname(a), symdata(a), sprint_backtrace() and probefunc() as kernel
+// text (ksym_text.c); null for other builtins.  probefunc() and
+// symname(addr()) outside perf probes name the first frame past the
+// glue, as the runtime does for their codes (addr() is 0 there).
+Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
+  const std::string& f = n->s;
+  if (f != "symname" && f != "symdata" && f != "sprint_backtrace" && f != "probefunc") return nullptr;
+  bool perf = probe_.kind == ir::ProbeKind::perf;
+  if (f == "probefunc" && perf)
+    unsupported(n, "probefunc() as a value in a perf or timer.profile probe: in user mode it is a "
+                   "user-space name, which only the runtime has; print it (printf(\"%s\", "
+                   "probefunc())) or use it as an array key");
+  bool first_frame = f == "probefunc" || (f == "symname" && !perf && ir::is_stack_key(*n));
+  Value* address = f == "sprint_backtrace" || first_frame ? nullptr : expr(n->kids.at(0));
+  Value* mask = nullptr;
+  Value* work = ksym_work(mask);
+  Type* void_ty = Type::getVoidTy(m_.module().getContext());
+  if (f == "sprint_backtrace") capture_kernel_frames(work, ms_.ir.limits.maxbacktrace);
+  else if (first_frame) capture_kernel_frames(work, kProbefuncFrames);
+  else runtime_call("stp_ksym_address", void_ty, {work, address});
+  int64_t form = f == "sprint_backtrace" ? STP_KSYM_LINES : f == "symdata" ? STP_KSYM_DATA : STP_KSYM_NAME;
+  const char* fmt = form == STP_KSYM_NAME ? "%ps" : "%pS [kernel]";
+  return runtime_call("stp_ksym_text", m_.ptr,
+                      {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false))});
 }
 
 }  // namespace stap::codegen

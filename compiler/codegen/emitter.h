@@ -150,6 +150,10 @@ class ProgramEmitter {
   void announce_process(llvm::Value* tgid, llvm::Value* id);
   // emit_stack_text.cpp: backtrace() & co as a string value
   llvm::Value* stack_text_value(const ir::Node* n);
+  llvm::Value* kernel_symbol_value(const ir::Node* n);
+  llvm::Value* stack_glue_map();
+  llvm::Value* ksym_work(llvm::Value*& mask);
+  void capture_kernel_frames(llvm::Value* work, int64_t depth);
   // emit_regex.cpp: =~ and !~ by the pattern's DFA (compiler/ir/regex_dfa.h)
   llvm::Value* regex_match(const ir::Node* n);
 
@@ -209,7 +213,8 @@ class ProgramEmitter {
   // there (%m/%M; negative: from user memory).
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
                      const std::vector<llvm::Value*>& values,
-                     const std::vector<int64_t>& dumps = {});
+                     const std::vector<int64_t>& dumps = {},
+                     const std::vector<bool>* coded = nullptr);
 
   // Small helpers (emit_expr.cpp)
   llvm::Value* i64c(int64_t v);

@@ -33,6 +33,8 @@ const std::vector<std::string_view>& kernel_builtins() {
       "strpos", "isinstr", "str_replace", "strtol", "tokenize", "ctime",
       // stacks (emit_stack.cpp): printed by the runtime from a record
       "print_stack", "print_ustack",
+      // kernel symbols (emit_stack_text.cpp: the kernel's kallsyms names them)
+      "symname", "symdata",
       // control
       "exit", "error", "assert", "warn", "log", "abort",
   };

@@ -25,6 +25,8 @@ class KernelSymbols {
   // reader is not root (kptr_restrict); lookup() then finds nothing.
   bool load(std::string& why, const std::string& path = "/proc/kallsyms");
   bool loaded() const { return !by_address_.empty(); }
+  // Every symbol, sorted by address.
+  const std::vector<Symbol>& symbols() const { return by_address_; }
 
   // A text symbol by exact name (in `module` when not empty).
   std::optional<Symbol> function(const std::string& name, const std::string& module = "") const;
