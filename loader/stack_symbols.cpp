@@ -142,7 +142,12 @@ NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid, bool
     return out;
   }
   uint64_t offset = 0;
-  std::optional<kernel::Symbol> s = kernel().lookup(address, &offset);
+  // Kernel addresses only: kallsyms also lists the per-CPU variables at
+  // their offsets from 0, which no address a script holds means (the
+  // kernel's own %ps names none of them either: bpf_runtime/ksym_text.c).
+  constexpr uint64_t kKernelSpace = 0xffff800000000000ull;
+  std::optional<kernel::Symbol> s;
+  if (address >= kKernelSpace) s = kernel().lookup(address, &offset);
   // Only code names a frame.  A data symbol "holds" any address up to the
   // next symbol: the per-CPU ones sit near 0, so a cut or stray address
   // (an idle CPU's deep stack cut at MAXSTRINGLEN, "0xffffffff810") read
