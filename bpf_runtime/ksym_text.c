@@ -8,6 +8,7 @@
  *   probefunc()         symname of the probed context's pc
  *   sprint_backtrace()  "vfs_read+0x0 [kernel]\n" per frame, cut at
  *                       MAXSTRINGLEN (stap's _STP_SYM_SIMPLE lines)
+ *   probemod()          "kernel" or the module of the probed context's pc
  * The kernel names the addresses: bpf_snprintf's %ps / %pS look them up
  * in kallsyms ("name", "name+0x0/0x1a0", either followed by " [module]"
  * for a module's symbol, or "0x..." for none).  A state machine over that
@@ -110,6 +111,16 @@ STP_INLINE void stp_kstack_capture(void *ctx, struct stp_ksym_work *w, long dept
 		w->first = 0;
 }
 
+/* stack(n): the address n frames past the glue, 0 past the last. */
+STP_INLINE __u64 stp_kstack_frame(struct stp_ksym_work *w, long n)
+{
+	__u64 at = (__u64)w->first + (__u64)n;
+	if ((__u64)n >= STP_KSYM_FRAMES || at >= (__u64)w->n ||
+	    at >= STP_KSYM_FRAMES + STP_GLUE_LEAD)
+		return 0;
+	return w->frames[at];
+}
+
 /* One address to name (symname(a), symdata(a)). */
 STP_INLINE void stp_ksym_address(struct stp_ksym_work *w, __u64 address)
 {
@@ -146,12 +157,21 @@ static long stp_ksym_step(__u32 index, void *ctx)
 		w->frame = f + 1;
 		w->pos = 0;
 		w->plus = 0;
-		w->mode = STP_KSYM_COPY;
+		w->mode = x->form == STP_KSYM_MODULE ? STP_KSYM_SEEK : STP_KSYM_COPY;
 		return 0;
 	}
 	char c = w->sym[w->pos & (STP_KSYM_ROOM - 1)];
 	long end = c == 0 || w->pos >= STP_KSYM_ROOM - 1;
 	w->pos++;
+	if (!end && w->mode == STP_KSYM_SEEK) {  /* MODULE: to the "[" */
+		if (c == '+')
+			w->plus = 1;
+		if (c != '[')
+			return 0;
+		/* No symbol holds the address: no module either. */
+		w->mode = w->plus ? STP_KSYM_COPY : STP_KSYM_DONE;
+		return !w->plus;
+	}
 	if (!end && w->mode == STP_KSYM_SKIP) {
 		if (c != ' ')
 			return 0;
@@ -161,7 +181,8 @@ static long stp_ksym_step(__u32 index, void *ctx)
 			w->mode = STP_KSYM_SKIP;
 			return 0;
 		}
-		end = c == ' ' && (x->form == STP_KSYM_NAME || !w->plus);
+		end = (c == ' ' && (x->form == STP_KSYM_NAME || !w->plus)) ||
+		      (c == ']' && x->form == STP_KSYM_MODULE);
 	}
 	if (!end) {
 		if (c == '+')
@@ -183,8 +204,8 @@ static long stp_ksym_step(__u32 index, void *ctx)
 }
 
 /* The text (NUL terminated, at most size - 1 characters) in w's output
- * area, which it returns.  fmt: "%ps" for NAME, "%pS [kernel]" for DATA
- * and LINES (the kernel's own symbols get stap's " [kernel]"; a module's
+ * area, which it returns.  fmt: "%ps" for NAME, "%pS [kernel]" for DATA,
+ * LINES and MODULE (the kernel's own symbols get stap's " [kernel]"; a module's
  * " [mod]" comes first and ends the frame). */
 STP_INLINE char *stp_ksym_text(struct stp_ksym_work *w, long form, long size, long mask,
 			       const char *fmt)

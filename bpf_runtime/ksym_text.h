@@ -17,9 +17,11 @@
 /* Binary search steps over the glue ranges: up to 2^17 of them. */
 #define STP_GLUE_STEPS 17
 
-enum stp_ksym_form { STP_KSYM_NAME = 0, STP_KSYM_DATA = 1, STP_KSYM_LINES = 2 };
+enum stp_ksym_form { STP_KSYM_NAME = 0, STP_KSYM_DATA = 1, STP_KSYM_LINES = 2, STP_KSYM_MODULE = 3 };
 /* Internal to ksym_text.c. */
-enum stp_ksym_mode { STP_KSYM_FORMAT = 0, STP_KSYM_COPY = 1, STP_KSYM_SKIP = 2, STP_KSYM_DONE = 3 };
+enum stp_ksym_mode {
+	STP_KSYM_FORMAT = 0, STP_KSYM_COPY = 1, STP_KSYM_SKIP = 2, STP_KSYM_DONE = 3, STP_KSYM_SEEK = 4
+};
 
 struct stp_ksym_work {
 	__u64 frames[STP_KSYM_FRAMES + STP_GLUE_LEAD + 1];

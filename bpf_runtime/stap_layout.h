@@ -138,6 +138,13 @@ struct stap_glue_range {
  * one. */
 #define STAP_CODED_STRING_MARK "\x1e\x1fSTKC\x1f"  /* 7 bytes and the NUL */
 #define STAP_CODED_STRING_MARK_SIZE 8
+/* usymname(a) or usymdata(a) of any address as a printf argument: this
+ * mark (8 bytes), then the function (STAP_CODED_USYMNAME/USYMDATA), the
+ * process and the address (8 bytes each); the runtime names the address
+ * in that process's mappings. */
+#define STAP_CODED_SYMBOL_MARK "\x1e\x1fUSYM\x1f"
+#define STAP_CODED_USYMNAME 0
+#define STAP_CODED_USYMDATA 1
 
 struct stap_record {
   __u32 kind;

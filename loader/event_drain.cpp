@@ -47,6 +47,18 @@ class Reader {
       out = stack_symbols().text(code);
       return true;
     }
+    if (out.size() >= mark + 24 && out.compare(0, mark, STAP_CODED_SYMBOL_MARK, mark) == 0) {
+      int64_t how = 0, tgid = 0;
+      uint64_t address = 0;
+      std::memcpy(&how, out.data() + mark, 8);
+      std::memcpy(&tgid, out.data() + mark + 8, 8);
+      std::memcpy(&address, out.data() + mark + 16, 8);
+      StackSymbols& symbols = stack_symbols();
+      out = how == STAP_CODED_USYMNAME ? symbols.symname(address, true, uint32_t(tgid))
+                                       : symbols.symdata(address, true, uint32_t(tgid));
+      if (out.size() > slot - 1) out.resize(slot - 1);
+      return true;
+    }
     size_t nul = out.find('\0');
     if (nul != std::string::npos) out.resize(nul);
     return true;

@@ -244,6 +244,52 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
   return size < 8 ? b_.CreateSExt(v, m_.i64) : v;
 }
 
+// How a printf argument travels (stap_layout.h): a stack code, an
+// address for usymname/usymdata, or (none) its value.
+ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) const {
+  constexpr int64_t kSymbolSlot = STAP_CODED_STRING_MARK_SIZE + 24;
+  if (k->type != ir::Type::string || ms_.maxlen < kSymbolSlot) return PrintfCoded::none;
+  // symname(addr()) of a perf sample in user mode names a user address:
+  // the kernel's text does that as stap does (hex); its code would not.
+  if (ir::is_stack_key(*k))
+    return probe_.kind == ir::ProbeKind::perf && k->s == "symname" ? PrintfCoded::none
+                                                                   : PrintfCoded::stack;
+  if (k->op == ir::Op::builtin && k->kids.size() == 1) {
+    if (k->s == "usymname") return PrintfCoded::usymname;
+    if (k->s == "usymdata") return PrintfCoded::usymdata;
+  }
+  return PrintfCoded::none;
+}
+
+// usymname(a)/usymdata(a)'s address; the runtime is told to read the
+// process's mappings.
+Value* ProgramEmitter::user_symbol_address(const ir::Node* k) {
+  Value* address = expr(k->kids.at(0));
+  ensure_stack_maps();
+  announce_process(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), i64c(STAP_STACK_NO_ID));
+  return address;
+}
+
+void ProgramEmitter::store_coded_slot(Value* slot, PrintfCoded how, Value* value, bool aligned) {
+  auto store = [&](Value* v, int64_t at) {
+    b_.CreateAlignedStore(v, byte_ptr(slot, at), MaybeAlign(aligned ? 8 : 1));
+  };
+  auto mark = [](const char* text) {
+    uint64_t m = 0;
+    std::memcpy(&m, text, sizeof m);
+    return int64_t(m);
+  };
+  if (how == PrintfCoded::stack) {
+    store(i64c(mark(STAP_CODED_STRING_MARK)), 0);
+    store(value, 8);
+    return;
+  }
+  store(i64c(mark(STAP_CODED_SYMBOL_MARK)), 0);
+  store(i64c(how == PrintfCoded::usymname ? STAP_CODED_USYMNAME : STAP_CODED_USYMDATA), 8);
+  store(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), 16);
+  store(value, 24);
+}
+
 // %m/%M put the bytes at the address into the record (event_drain.h's
 // layout); their precision must be a literal, to keep the record's size
 // constant.
@@ -272,19 +318,16 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
   }
   std::vector<const ir::Node*> args(n->kids.begin(), n->kids.end());
   if (dumps.size() != args.size()) unsupported(n, "printf arguments do not match its format");
-  // A stack or symbol the runtime names (probefunc(), usymname(uaddr()),
-  // sprint_ubacktrace() ...) goes as its code: the runtime prints the
-  // text, user-space names included, as it does for a key.
+  // A stack or symbol the runtime names (probefunc(), usymname(a),
+  // sprint_ubacktrace() ...) goes as its code or address: the runtime
+  // prints the text, user-space names included, as it does for a key.
   std::vector<Value*> values;
-  std::vector<bool> coded;
-  // symname(addr()) of a perf sample in user mode names a user address:
-  // the kernel's text does that as stap does (hex); its code would not.
-  bool perf = probe_.kind == ir::ProbeKind::perf;
+  std::vector<PrintfCoded> coded;
   for (const ir::Node* k : args) {
-    coded.push_back(k->type == ir::Type::string && ir::is_stack_key(*k) &&
-                    !(perf && k->s == "symname") &&
-                    ms_.maxlen >= STAP_CODED_STRING_MARK_SIZE + 8);
-    values.push_back(coded.back() ? stack_code(k) : expr(k));
+    coded.push_back(printf_coding(k));
+    if (coded.back() == PrintfCoded::stack) values.push_back(stack_code(k));
+    else if (coded.back() == PrintfCoded::none) values.push_back(expr(k));
+    else values.push_back(user_symbol_address(k));
   }
   submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps, &coded);
 }
@@ -295,7 +338,7 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
 void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<const ir::Node*>& args,
                                    const std::vector<Value*>& values,
                                    const std::vector<int64_t>& dumps,
-                                   const std::vector<bool>* coded) {
+                                   const std::vector<PrintfCoded>* coded) {
   auto dump = [&](size_t i) { return i < dumps.size() ? dumps[i] : 0; };
   int64_t size = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i)
@@ -304,11 +347,9 @@ void ProgramEmitter::submit_record(uint32_t kind, Value* id, const std::vector<c
   Value* rec = begin_record(size, kind, id, done);
   int64_t off = sizeof(stap_record);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (coded && (*coded)[i]) {
-      uint64_t mark = 0;
-      std::memcpy(&mark, STAP_CODED_STRING_MARK, sizeof mark);
-      b_.CreateAlignedStore(i64c(int64_t(mark)), byte_ptr(rec, off), MaybeAlign(off % 8 ? 1 : 8));
-      b_.CreateAlignedStore(values[i], byte_ptr(rec, off + 8), MaybeAlign(off % 8 ? 1 : 8));
+    PrintfCoded how = coded ? (*coded)[i] : PrintfCoded::none;
+    if (how != PrintfCoded::none) {
+      store_coded_slot(byte_ptr(rec, off), how, values[i], off % 8 == 0);
       off += ms_.maxlen;
     } else if (args[i]->type == ir::Type::string) {
       copy_string(byte_ptr(rec, off), values[i], ms_.maxlen);

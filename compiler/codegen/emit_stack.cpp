@@ -174,6 +174,40 @@ Value* ProgramEmitter::capture_stack(Value* in_user, Value* form) {
   return b_.CreateSelect(b_.CreateICmpSLT(id, i64c(0)), i64c(-1), code);
 }
 
+// ustack(n): the address n frames into this thread's user stack,
+// unwound and stored as ubacktrace() is (so the runtime can name it
+// later); 0 past the last frame.
+Value* ProgramEmitter::user_frame(Value* level) {
+  ensure_stack_maps();
+  ensure_unwind_maps(m_);
+  int64_t depth = ms_.ir.limits.maxbacktrace;
+  Value* buf = scratch_slot(uint32_t(STP_UNWIND_SLOT));
+  Value* id = runtime_call("stp_ustack_id", m_.i64,
+                           {ctx_, buf, i64c(depth), m_.module().getNamedGlobal(STAP_STACK_IDS_MAP),
+                            ms_.stack_map, ms_.stack_lost_map, i64c(stack_entries(ms_.ir.limits)),
+                            m_.module().getNamedGlobal(STAP_UNWIND_ROWS_MAP),
+                            m_.module().getNamedGlobal(STAP_UNWIND_FILES_MAP),
+                            m_.module().getNamedGlobal(kUnwindMapsMap)});
+  BasicBlock* tell = block("ustack_tell");
+  BasicBlock* told = block("ustack_told");
+  b_.CreateCondBr(b_.CreateICmpSGE(id, i64c(0)), tell, told);
+  b_.SetInsertPoint(tell);
+  announce_process(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), id);
+  b_.CreateBr(told);
+  b_.SetInsertPoint(told);
+  // The frames are zero past the last: a level past MAXBACKTRACE reads
+  // the slot's first zero word after them.
+  Value* in_range = b_.CreateICmpULT(level, i64c(depth));
+  Value* index = b_.CreateSelect(in_range, level, i64c(depth));
+  index = b_.CreateAnd(index, i64c(STP_UNWIND_MAX_FRAMES - 1));
+  Value* slot = b_.CreateGEP(m_.i8, buf, b_.CreateShl(index, 3));
+  Value* address = b_.CreateLoad(m_.i64, slot);
+  return b_.CreateSelect(in_range, address, i64c(0));
+}
+
+// A perf sample's pc, from the registers the event saved.
+Value* ProgramEmitter::sample_ip() { return b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegIp)); }
+
 // Whether the sampled context was in user mode: a perf event's registers
 // say (the CPL in cs); every other probe here runs in the kernel.
 Value* ProgramEmitter::user_mode_value() {
@@ -187,10 +221,7 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
   const std::string& f = n->s;
   handled = true;
   if (f == "user_mode") return b_.CreateZExt(user_mode_value(), m_.i64);
-  if (f == "addr") {
-    if (probe_.kind != ir::ProbeKind::perf) return i64c(0);
-    return b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegIp));
-  }
+  if (f == "addr") return probe_.kind == ir::ProbeKind::perf ? sample_ip() : i64c(0);
   if (f == "uaddr") {  // the first frame of the user stack: the user pc
     AllocaInst* pc = m_.entry_alloca(m_.i64, "uaddr");
     b_.CreateStore(i64c(0), pc);
@@ -210,11 +241,13 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
   }
   if (Value* text = stack_text_value(n)) return text;
   if (Value* text = kernel_symbol_value(n)) return text;
-  if (ir::is_stack_key(*n) || f == "stack" || f == "ustack")
-    unsupported(n, f + "() as a value in kernel context: use it as an array key "
-                       "(s[" + f + "()] <<< 1, every key of that array a stack or a literal) "
-                       "or print it (print_backtrace(), print_stack(backtrace())); "
-                       "backtrace(), ubacktrace(), callers(n) and ucallers(n) are strings here");
+  if (Value* address = stack_frame_value(n)) return address;
+  if (ir::is_stack_key(*n) || f == "usymname" || f == "usymdata")
+    unsupported(n, f + "() as a value in kernel context: user-space names are the runtime's; "
+                       "print it (printf(\"%s\", " + f + "(...))) or " +
+                       (ir::is_stack_key(*n) ? "use it as an array key (every key of that array a "
+                                               "stack or a literal)"
+                                             : "keep the address and name it in an end probe"));
   handled = false;
   return nullptr;
 }

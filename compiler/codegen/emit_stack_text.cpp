@@ -106,12 +106,46 @@ Value* ProgramEmitter::stack_text_value(const ir::Node* n) {
   return out;
 }
 
+// stack(n) and ustack(n): the address n frames into the kernel stack
+// (past the glue) or the user stack (unwound as ubacktrace() is); an
+// error past the last frame, as stap's tapset raises it.  Null for other
+// builtins.
+Value* ProgramEmitter::stack_frame_value(const ir::Node* n) {
+  const std::string& f = n->s;
+  if (f != "stack" && f != "ustack") return nullptr;
+  Value* level = expr(n->kids.at(0));
+  Value* address = nullptr;
+  if (f == "stack") {
+    Value* mask = nullptr;
+    Value* work = ksym_work(mask);
+    capture_kernel_frames(work, ms_.ir.limits.maxbacktrace);
+    address = runtime_call("stp_kstack_frame", m_.i64, {work, level});
+  } else {
+    address = user_frame(level);
+  }
+  BasicBlock* end = block("stack_end");
+  BasicBlock* done = block("stack_frame");
+  b_.CreateCondBr(b_.CreateICmpEQ(address, i64c(0)), end, done);
+  b_.SetInsertPoint(end);
+  Value* msg = string_temp();
+  AllocaInst* data = m_.shared_alloca(m_.i64, "stack_level");
+  b_.CreateStore(level, data);
+  helper(kSnprintf, m_.i64,
+         {msg, i64c(ms_.maxlen),
+          rodata_ptr(ms_.literal("reached end of stack before unwinding to level %lld", false)), data,
+          i64c(8)});
+  raise(n->loc, msg);
+  b_.SetInsertPoint(done);
+  return address;
+}
+
 // symname(a), symdata(a), sprint_backtrace() and probefunc() as kernel
 // text (ksym_text.c); null for other builtins.  probefunc() and
 // symname(addr()) outside perf probes name the first frame past the
 // glue, as the runtime does for their codes (addr() is 0 there).
 Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   const std::string& f = n->s;
+  if (f == "probemod") return probe_module_value(n);
   if (f != "symname" && f != "symdata" && f != "sprint_backtrace" && f != "probefunc") return nullptr;
   bool perf = probe_.kind == ir::ProbeKind::perf;
   if (f == "probefunc" && perf)
@@ -130,6 +164,33 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   const char* fmt = form == STP_KSYM_NAME ? "%ps" : "%pS [kernel]";
   return runtime_call("stp_ksym_text", m_.ptr,
                       {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false))});
+}
+
+// probemod() where the point names no module (kernel.function and
+// process probes answer at compile time): the module of the probed pc, a
+// perf sample's in kernel mode, else the first frame past the glue;
+// "kernel" for vmlinux.  stap's error where it cannot tell (a sample in
+// user mode, an address no symbol holds).
+Value* ProgramEmitter::probe_module_value(const ir::Node* n) {
+  Value* mask = nullptr;
+  Value* work = ksym_work(mask);
+  Type* void_ty = Type::getVoidTy(m_.module().getContext());
+  if (probe_.kind == ir::ProbeKind::perf) {
+    Value* kernel_ip = b_.CreateSelect(user_mode_value(), i64c(0), sample_ip());
+    runtime_call("stp_ksym_address", void_ty, {work, kernel_ip});
+  } else {
+    capture_kernel_frames(work, kProbefuncFrames);
+  }
+  Value* text = runtime_call("stp_ksym_text", m_.ptr,
+                             {work, i64c(STP_KSYM_MODULE), i64c(ms_.maxlen), mask,
+                              rodata_ptr(ms_.literal("%pS [kernel]", false))});
+  BasicBlock* unknown = block("probemod_unknown");
+  BasicBlock* known = block("probemod_known");
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(m_.i8, text), b_.getInt8(0)), unknown, known);
+  b_.SetInsertPoint(unknown);
+  raise_literal(n->loc, "Cannot determine kernel module name");
+  b_.SetInsertPoint(known);
+  return text;
 }
 
 }  // namespace stap::codegen

@@ -145,12 +145,16 @@ class ProgramEmitter {
   llvm::Value* stack_code(const ir::Node* n);
   llvm::Value* capture_stack(llvm::Value* in_user, llvm::Value* form);
   llvm::Value* user_mode_value();
+  llvm::Value* sample_ip();
   void stack_record(uint32_t flags, llvm::Value* code, llvm::Value* text);
   void ensure_stack_maps();
   void announce_process(llvm::Value* tgid, llvm::Value* id);
   // emit_stack_text.cpp: backtrace() & co as a string value
   llvm::Value* stack_text_value(const ir::Node* n);
   llvm::Value* kernel_symbol_value(const ir::Node* n);
+  llvm::Value* stack_frame_value(const ir::Node* n);
+  llvm::Value* probe_module_value(const ir::Node* n);
+  llvm::Value* user_frame(llvm::Value* level);
   llvm::Value* stack_glue_map();
   llvm::Value* ksym_work(llvm::Value*& mask);
   void capture_kernel_frames(llvm::Value* work, int64_t depth);
@@ -211,10 +215,14 @@ class ProgramEmitter {
   void finish_record(llvm::Value* rec, llvm::BasicBlock* done, bool urgent = false);
   // dumps[i] > 0: after argument i (an address), that many bytes read
   // there (%m/%M; negative: from user memory).
+  enum class PrintfCoded { none, stack, usymname, usymdata };
+  PrintfCoded printf_coding(const ir::Node* k) const;
+  llvm::Value* user_symbol_address(const ir::Node* k);
+  void store_coded_slot(llvm::Value* slot, PrintfCoded how, llvm::Value* value, bool aligned);
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
                      const std::vector<llvm::Value*>& values,
                      const std::vector<int64_t>& dumps = {},
-                     const std::vector<bool>* coded = nullptr);
+                     const std::vector<PrintfCoded>* coded = nullptr);
 
   // Small helpers (emit_expr.cpp)
   llvm::Value* i64c(int64_t v);

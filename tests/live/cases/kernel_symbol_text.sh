@@ -3,9 +3,10 @@
 # the runtime says of the same addresses in the end probe; sprint_backtrace()
 # is stap's "name+0xoff [kernel]" lines of the stack print_backtrace()
 # prints, and backtrace() starts at the same frame (our program's frames
-# and its callers skipped); probefunc() as a value is the printed one.
-# Printed (a code the runtime names): usymname(uaddr()) and probefunc()
-# in user-space probes and timer.profile.
+# and its callers skipped), as stack(n) does; probefunc() as a value is
+# the printed one; probemod() is the pc's module.  Printed (a code or an
+# address the runtime names): usymname(), usymdata(), ustack(n) and
+# probefunc() in user-space probes and timer.profile.
 #! timeout: 90
 vfs_read=$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)
 $STAP -D MAXSTRINGLEN=2048 -e 'global a, b, c, d, n
@@ -20,6 +21,8 @@ probe kernel.trace("syscalls:sys_enter_getpid") {
   printf("--\nbt %s\n", tokenize(backtrace(), " "))
   f = probefunc()
   printf("probefunc value [%s] printed [%s] len %d\n", f, probefunc(), strlen(f))
+  printf("stack %x %x probemod [%s]\n", stack(0), stack(1), probemod())
+  try { printf("%x\n", stack(100)) } catch (e) { printf("caught [%s]\n", e) }
 }
 probe end {
   printf("kernel [%s] [%s] [%s] [%s]\n", a, b, c, d)
@@ -43,6 +46,11 @@ first=$(head -1 $CASE_TMP/printed | awk '{ print $1 }')
 grep -qxF "bt $first" $CASE_TMP/out && echo "backtrace(): starts at the traced code"
 grep -qE '^probefunc value \[([a-z_0-9.]+)\] printed \[\1\] len [0-9]+$' $CASE_TMP/out &&
   echo "probefunc(): the value is the printed name"
+second=$(sed -n 2p $CASE_TMP/printed | awk '{ print $1 }')
+grep -qxF "stack ${first#0x} ${second#0x} probemod [kernel]" $CASE_TMP/out &&
+  echo "stack(n): the frames printed; probemod(): kernel"
+grep -qxF "caught [reached end of stack before unwinding to level 100]" $CASE_TMP/out &&
+  echo "stack(n) past the last frame: stap's error"
 
 # A module's function (where modules are loaded: the test guest): the
 # kernel's "[module]" text is the runtime's too.  Prints only on a mismatch.
@@ -58,7 +66,9 @@ fi
 # Printed as codes: user-space names in kernel context.
 $STAP -e 'global n
 probe process("'$LIVE'/burn_cpu").function("burn_leaf_a") {
-  if (n++ == 0) printf("uprobe [%s] [%s]\n", usymname(uaddr()), probefunc())
+  if (n++) next
+  printf("uprobe [%s] [%s]\n", usymname(uaddr()), probefunc())
+  printf("ustack [%s] [%s]\n", usymname(ustack(0)), usymdata(ustack(1)))
 }
 probe timer.profile {
   if (execname() == "burn_cpu" && user_mode()) printf("profile [%s]\n", probefunc())
@@ -66,6 +76,8 @@ probe timer.profile {
 echo "status $?"
 cat $CASE_TMP/err2 >&2
 grep -qxF "uprobe [burn_leaf_a] [burn_leaf_a]" $CASE_TMP/out2 && echo "usymname(uaddr()) printed"
+grep -qE "^ustack \[burn_leaf_a\] \[burn_outer\+0x[0-9a-f]+/0x[0-9a-f]+ \[$LIVE/burn_cpu\]\]$" $CASE_TMP/out2 &&
+  echo "ustack(n), usymdata(a) printed"
 grep -qE '^profile \[burn_(leaf_a|leaf_b|outer|other|touch)\]$' $CASE_TMP/out2 &&
   echo "probefunc() printed in timer.profile names user code"
 
@@ -74,4 +86,13 @@ $STAP -p4 -e 'probe timer.profile { x = probefunc(); if (strlen(x) > 3) exit() }
 echo "perf value: status $?"
 grep -q "probefunc() as a value in a perf or timer.profile probe.*<input>:1:27" $CASE_TMP/err3 &&
   echo "perf value: said why, and where"
+$STAP -p4 -e 'probe timer.profile { x = usymdata(uaddr()); if (strlen(x) > 3) exit() }' > /dev/null 2> $CASE_TMP/err4
+echo "usymdata value: status $?"
+grep -q "usymdata() as a value in kernel context: user-space names are the runtime's.*<input>:1:27" $CASE_TMP/err4 &&
+  echo "usymdata value: said why, and where"
+# probemod() of a sample in user mode: stap's error.
+$STAP -e 'probe timer.profile { if (execname() == "burn_cpu" && user_mode()) { println(probemod()); exit() } }' \
+  -c "$LIVE/burn_cpu 1" > /dev/null 2> $CASE_TMP/err5
+grep -q "^ERROR: Cannot determine kernel module name near identifier 'probemod'" $CASE_TMP/err5 &&
+  echo "probemod() in user mode: stap's error"
 exit 0
