@@ -9,6 +9,8 @@
  *   sprint_backtrace()  "vfs_read+0x0 [kernel]\n" per frame, cut at
  *                       MAXSTRINGLEN (stap's _STP_SYM_SIMPLE lines)
  *   probemod()          "kernel" or the module of the probed context's pc
+ *   sprint_stack(s)     " 0x... : vfs_read+0x0/0x1a0 [kernel]\n" per address
+ *                       of s, whole lines up to MAXSTRINGLEN (sprint_syms)
  * The kernel names the addresses: bpf_snprintf's %ps / %pS look them up
  * in kallsyms ("name", "name+0x0/0x1a0", either followed by " [module]"
  * for a module's symbol, or "0x..." for none).  A state machine over that
@@ -20,7 +22,7 @@
  * are skipped, as the runtime skips them when it prints a stack code.
  *
  * The work area is one scratch slot: struct stp_ksym_work, then the
- * output area of P + 16 bytes (P = MAXSTRINGLEN rounded up to a power of
+ * output area of P + 32 bytes (P = MAXSTRINGLEN rounded up to a power of
  * two, mask = P - 1), so indexes are masked into bounds.  Its state is
  * in map memory, unknown to the verifier, so each callback is verified
  * once. */
@@ -36,7 +38,7 @@
 struct stp_ksym_ctx {
 	struct stp_ksym_work *w;
 	void *glue;
-	const char *fmt;
+	const char *fmt, *prefix;
 	long form, size, mask;
 };
 
@@ -105,7 +107,7 @@ STP_INLINE void stp_kstack_capture(void *ctx, struct stp_ksym_work *w, long dept
 		w->frames[STP_KSYM_FRAMES + i] = 0;
 	w->n = size > 0 ? size / 8 : 0;
 	w->first = 0;
-	struct stp_ksym_ctx x = {w, glue, 0, 0, 0, 0};
+	struct stp_ksym_ctx x = {w, glue, 0, 0, 0, 0, 0};
 	bpf_loop(STP_GLUE_LEAD, stp_glue_step, &x, 0);
 	if (w->first >= w->n)
 		w->first = 0;
@@ -139,13 +141,27 @@ static long stp_ksym_step(__u32 index, void *ctx)
 	struct stp_ksym_ctx *x = ctx;
 	struct stp_ksym_work *w = x->w;
 	char *out = stp_ksym_out(w);
-	if (w->at >= x->size - 1 || w->mode == STP_KSYM_DONE)
+	long full = x->form == STP_KSYM_FULL;
+	if (w->mode == STP_KSYM_DONE)
 		return 1;
+	if (w->at >= x->size - 1 && (!full || w->mode == STP_KSYM_FORMAT))
+		return 1;
+	if (full && w->at > x->size) {  /* this line does not fit: left out */
+		w->at = w->line;
+		w->mode = STP_KSYM_DONE;
+		return 1;
+	}
 	if (w->mode == STP_KSYM_FORMAT) {
 		long f = w->frame;
 		if (f >= w->n || (__u64)f >= STP_KSYM_FRAMES + STP_GLUE_LEAD)
 			return 1;
 		__u64 pc = w->frames[f];
+		if (full) {  /* " 0x... : ", at most 23 characters, into the slack */
+			w->line = w->at;
+			long k = bpf_snprintf(out + (w->at & x->mask), 24, x->prefix, &pc, sizeof pc);
+			if (k > 1 && k <= 24)
+				w->at += k - 1;
+		}
 		if (pc) {
 			bpf_snprintf(w->sym, STP_KSYM_ROOM, x->fmt, &pc, sizeof pc);
 		} else {  /* %pS says "(null)"; stap says what it says of any address */
@@ -187,20 +203,83 @@ static long stp_ksym_step(__u32 index, void *ctx)
 	if (!end) {
 		if (c == '+')
 			w->plus = 1;
-		out[w->at & x->mask] = c;
+		if (w->at < x->size)
+			out[w->at & x->mask] = c;
 		w->at++;
 		if (c != ']')
 			return 0;
 	}
 	/* The frame's end. */
-	if (x->form != STP_KSYM_LINES) {
+	if (x->form != STP_KSYM_LINES && !full) {
 		w->mode = STP_KSYM_DONE;
 		return 1;
 	}
-	out[w->at & x->mask] = '\n';
+	if (w->at < x->size)
+		out[w->at & x->mask] = '\n';
 	w->at++;
 	w->mode = STP_KSYM_FORMAT;
+	if (full && w->at > x->size) {
+		w->at = w->line;
+		w->mode = STP_KSYM_DONE;
+		return 1;
+	}
 	return 0;
+}
+
+/* sprint_stack(s): the words of s (hex, "0x" optional, as strtol(w, 16)
+ * reads them; a word stops at its first other character) into w->frames,
+ * at most STP_KSYM_FRAMES.  The text is read from the output area, where
+ * stp_ksym_parse put it; the names overwrite it afterwards. */
+static long stp_parse_step(__u32 index, void *ctx)
+{
+	struct stp_ksym_ctx *x = ctx;
+	struct stp_ksym_work *w = x->w;
+	const char *in = stp_ksym_out(w);
+	long pos = w->pos;
+	char c = pos <= x->mask ? in[pos & x->mask] : 0;
+	w->pos = pos + 1;
+	if (c == ' ' || c == 0) {
+		if (w->plus) {  /* a word ends */
+			long n = w->n;
+			if (n < STP_KSYM_FRAMES)
+				w->frames[n & (STP_KSYM_FRAMES - 1)] = w->lo;
+			w->n = n + 1;
+		}
+		w->plus = 0;
+		w->lo = 0;
+		w->hi = 0;
+		return c == 0;
+	}
+	long v = -1;
+	if (c >= '0' && c <= '9')
+		v = c - '0';
+	else if (c >= 'a' && c <= 'f')
+		v = c - 'a' + 10;
+	else if (c >= 'A' && c <= 'F')
+		v = c - 'A' + 10;
+	else if ((c == 'x' || c == 'X') && w->plus && w->lo == 0 && !w->hi)
+		return 0;  /* the 0x prefix */
+	w->plus = 1;
+	if (v < 0 || w->hi)
+		w->hi = 1;  /* the rest of the word is not read */
+	else
+		w->lo = w->lo * 16 + v;
+	return 0;
+}
+
+STP_INLINE void stp_ksym_parse(struct stp_ksym_work *w, const char *text, long size, long mask)
+{
+	bpf_probe_read_kernel_str(stp_ksym_out(w), size, text);
+	w->pos = 0;
+	w->n = 0;
+	w->lo = 0;
+	w->hi = 0;
+	w->plus = 0;
+	w->first = 0;
+	struct stp_ksym_ctx x = {w, 0, 0, 0, 0, size, mask};
+	bpf_loop(size + 1, stp_parse_step, &x, 0);
+	if (w->n > STP_KSYM_FRAMES)
+		w->n = STP_KSYM_FRAMES;
 }
 
 /* The text (NUL terminated, at most size - 1 characters) in w's output
@@ -208,15 +287,16 @@ static long stp_ksym_step(__u32 index, void *ctx)
  * LINES and MODULE (the kernel's own symbols get stap's " [kernel]"; a module's
  * " [mod]" comes first and ends the frame). */
 STP_INLINE char *stp_ksym_text(struct stp_ksym_work *w, long form, long size, long mask,
-			       const char *fmt)
+			       const char *fmt, const char *prefix)
 {
 	char *out = stp_ksym_out(w);
 	w->at = 0;
+	w->line = 0;
 	w->frame = w->first;
 	w->mode = STP_KSYM_FORMAT;
-	struct stp_ksym_ctx x = {w, 0, fmt, form, size, mask};
+	struct stp_ksym_ctx x = {w, 0, fmt, prefix, form, size, mask};
 	/* Every character of each frame's text, and one step per frame. */
-	long frames = form == STP_KSYM_LINES ? STP_KSYM_FRAMES : 1;
+	long frames = form == STP_KSYM_LINES || form == STP_KSYM_FULL ? STP_KSYM_FRAMES : 1;
 	bpf_loop(frames * (STP_KSYM_ROOM + 1), stp_ksym_step, &x, 0);
 	long at = w->at;
 	if (at > size - 1)

@@ -145,6 +145,11 @@ struct stap_glue_range {
 #define STAP_CODED_SYMBOL_MARK "\x1e\x1fUSYM\x1f"
 #define STAP_CODED_USYMNAME 0
 #define STAP_CODED_USYMDATA 1
+/* sprint_ustack(s): of a user stack code (ubacktrace(), ucallers(n)),
+ * this mark and the code; of any other string, the second mark, the
+ * process (8 bytes) and the string in the rest of the slot. */
+#define STAP_CODED_USTACK_MARK "\x1e\x1fUSTK\x1f"
+#define STAP_CODED_USTACK_TEXT_MARK "\x1e\x1fUSTT\x1f"
 
 struct stap_record {
   __u32 kind;

@@ -2,6 +2,7 @@
 
 #include "ir/key_codes.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -45,6 +46,21 @@ class Reader {
       int64_t code = 0;
       std::memcpy(&code, out.data() + mark, 8);
       out = stack_symbols().text(code);
+      return true;
+    }
+    if (out.size() >= mark + 8 && out.compare(0, mark, STAP_CODED_USTACK_MARK, mark) == 0) {
+      int64_t code = 0;
+      std::memcpy(&code, out.data() + mark, 8);
+      StackSymbols& symbols = stack_symbols();
+      out = StackSymbols::whole_lines(symbols.stack_lines(symbols.text(code), code, true, 0), slot);
+      return true;
+    }
+    if (out.size() >= mark + 8 && out.compare(0, mark, STAP_CODED_USTACK_TEXT_MARK, mark) == 0) {
+      int64_t tgid = 0;
+      std::memcpy(&tgid, out.data() + mark, 8);
+      std::string text = out.substr(mark + 8);
+      text.resize(std::min(text.size(), text.find('\0')));
+      out = StackSymbols::whole_lines(stack_symbols().stack_lines(text, true, uint32_t(tgid)), slot);
       return true;
     }
     if (out.size() >= mark + 24 && out.compare(0, mark, STAP_CODED_SYMBOL_MARK, mark) == 0) {

@@ -380,14 +380,8 @@ Value b_print_stack(Impl& in, Args& a, const Node& n) {
 }
 // sprint_stack keeps whole lines only, up to MAXSTRINGLEN bytes in all.
 Value b_sprint_stack(Impl& in, Args& a, const Node& n) {
-  std::string all = stack_text(in, n, a[0]), out;
-  for (size_t at = 0; at < all.size();) {
-    size_t end = all.find('\n', at) + 1;
-    if (out.size() + (end - at) > static_cast<size_t>(in.m.limits.maxstringlen)) break;
-    out += all.substr(at, end - at);
-    at = end;
-  }
-  return str(fit(in, out));
+  return str(StackSymbols::whole_lines(stack_text(in, n, a[0]),
+                                       static_cast<size_t>(in.m.limits.maxstringlen)));
 }
 
 using Fn = Value (*)(Impl&, Args&, const Node&);

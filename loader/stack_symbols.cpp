@@ -188,6 +188,19 @@ std::string StackSymbols::full_lines(const std::vector<uint64_t>& frames, bool u
   return out;
 }
 
+std::string StackSymbols::whole_lines(const std::string& all, size_t maxstringlen) {
+  std::string out;
+  for (size_t at = 0; at < all.size();) {
+    size_t end = all.find('\n', at);
+    end = end == std::string::npos ? all.size() : end + 1;
+    if (out.size() + (end - at) > maxstringlen) break;
+    out += all.substr(at, end - at);
+    at = end;
+  }
+  if (maxstringlen > 0 && out.size() > maxstringlen - 1) out.resize(maxstringlen - 1);
+  return out;
+}
+
 std::string StackSymbols::stack_lines(const std::string& addresses, bool user, uint32_t tgid) {
   if (user && tgid == 0) tgid = process_of(addresses);
   std::vector<std::string> words;

@@ -72,6 +72,9 @@ class StackSymbols : public ir::StackCodec {
   std::string full_lines(const std::vector<uint64_t>& frames, bool user, uint32_t tgid);
   // print_stack(s) / print_ustack(s): a line per address of the string.
   std::string stack_lines(const std::string& addresses, bool user, uint32_t tgid);
+  // sprint_stack/sprint_ustack's text: the lines of `all` while they fit
+  // in maxstringlen bytes, as stap's sprint_syms builds it.
+  static std::string whole_lines(const std::string& all, size_t maxstringlen);
   // print_stack(s) of a key read out of a stack-coded column: the lines of
   // its whole stack when `code` is a backtrace()/ubacktrace() code of
   // that side (the text, cut at MAXSTRINGLEN, can end in part of an

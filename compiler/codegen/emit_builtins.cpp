@@ -257,12 +257,14 @@ ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) con
   if (k->op == ir::Op::builtin && k->kids.size() == 1) {
     if (k->s == "usymname") return PrintfCoded::usymname;
     if (k->s == "usymdata") return PrintfCoded::usymdata;
+    if (k->s == "sprint_ustack")
+      return ir::is_stack_key(*k->kids[0]) ? PrintfCoded::ustack_code : PrintfCoded::ustack_text;
   }
   return PrintfCoded::none;
 }
 
-// usymname(a)/usymdata(a)'s address; the runtime is told to read the
-// process's mappings.
+// usymname(a)/usymdata(a)'s address, or sprint_ustack(s)'s text; the
+// runtime is told to read the process's mappings.
 Value* ProgramEmitter::user_symbol_address(const ir::Node* k) {
   Value* address = expr(k->kids.at(0));
   ensure_stack_maps();
@@ -279,9 +281,15 @@ void ProgramEmitter::store_coded_slot(Value* slot, PrintfCoded how, Value* value
     std::memcpy(&m, text, sizeof m);
     return int64_t(m);
   };
-  if (how == PrintfCoded::stack) {
-    store(i64c(mark(STAP_CODED_STRING_MARK)), 0);
+  if (how == PrintfCoded::stack || how == PrintfCoded::ustack_code) {
+    store(i64c(mark(how == PrintfCoded::stack ? STAP_CODED_STRING_MARK : STAP_CODED_USTACK_MARK)), 0);
     store(value, 8);
+    return;
+  }
+  if (how == PrintfCoded::ustack_text) {
+    store(i64c(mark(STAP_CODED_USTACK_TEXT_MARK)), 0);
+    store(b_.CreateLShr(helper(kGetCurrentPidTgid, m_.i64, {}), 32), 8);
+    copy_string(byte_ptr(slot, 16), value, ms_.maxlen - 16);
     return;
   }
   store(i64c(mark(STAP_CODED_SYMBOL_MARK)), 0);
@@ -325,9 +333,12 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
   std::vector<PrintfCoded> coded;
   for (const ir::Node* k : args) {
     coded.push_back(printf_coding(k));
-    if (coded.back() == PrintfCoded::stack) values.push_back(stack_code(k));
-    else if (coded.back() == PrintfCoded::none) values.push_back(expr(k));
-    else values.push_back(user_symbol_address(k));
+    switch (coded.back()) {
+      case PrintfCoded::none: values.push_back(expr(k)); break;
+      case PrintfCoded::stack: values.push_back(stack_code(k)); break;
+      case PrintfCoded::ustack_code: values.push_back(stack_code(k->kids[0])); break;
+      default: values.push_back(user_symbol_address(k)); break;  // the text, for ustack_text
+    }
   }
   submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps, &coded);
 }

@@ -242,12 +242,12 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
   if (Value* text = stack_text_value(n)) return text;
   if (Value* text = kernel_symbol_value(n)) return text;
   if (Value* address = stack_frame_value(n)) return address;
-  if (ir::is_stack_key(*n) || f == "usymname" || f == "usymdata")
+  if (ir::is_stack_key(*n) || f == "usymname" || f == "usymdata" || f == "sprint_ustack")
     unsupported(n, f + "() as a value in kernel context: user-space names are the runtime's; "
                        "print it (printf(\"%s\", " + f + "(...))) or " +
                        (ir::is_stack_key(*n) ? "use it as an array key (every key of that array a "
                                                "stack or a literal)"
-                                             : "keep the address and name it in an end probe"));
+                                             : "keep the value and name it in an end probe"));
   handled = false;
   return nullptr;
 }

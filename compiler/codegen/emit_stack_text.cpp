@@ -47,14 +47,17 @@ Value* ProgramEmitter::stack_glue_map() {
   return m_.module().getNamedGlobal(STAP_STACK_GLUE_MAP);
 }
 
-// A work slot of ksym_text.c (the struct, then an output area of P + 16
+// A work slot of ksym_text.c (the struct, then an output area of P + 32
 // bytes) and its mask P - 1.
 Value* ProgramEmitter::ksym_work(Value*& mask) {
   int64_t p = 8;
   while (p < ms_.maxlen) p *= 2;
   mask = i64c(p - 1);
-  return scratch_slot(uint32_t(sizeof(stp_ksym_work) + p + 16));
+  return scratch_slot(uint32_t(sizeof(stp_ksym_work) + p + 32));
 }
+
+// sprint_stack's line start, " 0x... : " (an address as 0x%lx).
+Value* ProgramEmitter::stack_line_prefix() { return rodata_ptr(ms_.literal(" 0x%lx : ", false)); }
 
 // The kernel stack of this context into the work slot, the glue skipped.
 void ProgramEmitter::capture_kernel_frames(Value* work, int64_t depth) {
@@ -146,6 +149,16 @@ Value* ProgramEmitter::stack_frame_value(const ir::Node* n) {
 Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   const std::string& f = n->s;
   if (f == "probemod") return probe_module_value(n);
+  if (f == "sprint_stack") {  // stap's sprint_syms of the text's addresses
+    Value* text = expr(n->kids.at(0));
+    Value* mask = nullptr;
+    Value* work = ksym_work(mask);
+    runtime_call("stp_ksym_parse", Type::getVoidTy(m_.module().getContext()),
+                 {work, text, i64c(ms_.maxlen), mask});
+    return runtime_call("stp_ksym_text", m_.ptr,
+                        {work, i64c(STP_KSYM_FULL), i64c(ms_.maxlen), mask,
+                         rodata_ptr(ms_.literal("%pS [kernel]", false)), stack_line_prefix()});
+  }
   if (f != "symname" && f != "symdata" && f != "sprint_backtrace" && f != "probefunc") return nullptr;
   bool perf = probe_.kind == ir::ProbeKind::perf;
   if (f == "probefunc" && perf)
@@ -163,7 +176,8 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   int64_t form = f == "sprint_backtrace" ? STP_KSYM_LINES : f == "symdata" ? STP_KSYM_DATA : STP_KSYM_NAME;
   const char* fmt = form == STP_KSYM_NAME ? "%ps" : "%pS [kernel]";
   return runtime_call("stp_ksym_text", m_.ptr,
-                      {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false))});
+                      {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false)),
+                       stack_line_prefix()});
 }
 
 // probemod() where the point names no module (kernel.function and
@@ -183,7 +197,7 @@ Value* ProgramEmitter::probe_module_value(const ir::Node* n) {
   }
   Value* text = runtime_call("stp_ksym_text", m_.ptr,
                              {work, i64c(STP_KSYM_MODULE), i64c(ms_.maxlen), mask,
-                              rodata_ptr(ms_.literal("%pS [kernel]", false))});
+                              rodata_ptr(ms_.literal("%pS [kernel]", false)), stack_line_prefix()});
   BasicBlock* unknown = block("probemod_unknown");
   BasicBlock* known = block("probemod_known");
   b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(m_.i8, text), b_.getInt8(0)), unknown, known);

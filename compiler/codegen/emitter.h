@@ -154,6 +154,7 @@ class ProgramEmitter {
   llvm::Value* kernel_symbol_value(const ir::Node* n);
   llvm::Value* stack_frame_value(const ir::Node* n);
   llvm::Value* probe_module_value(const ir::Node* n);
+  llvm::Value* stack_line_prefix();
   llvm::Value* user_frame(llvm::Value* level);
   llvm::Value* stack_glue_map();
   llvm::Value* ksym_work(llvm::Value*& mask);
@@ -215,7 +216,7 @@ class ProgramEmitter {
   void finish_record(llvm::Value* rec, llvm::BasicBlock* done, bool urgent = false);
   // dumps[i] > 0: after argument i (an address), that many bytes read
   // there (%m/%M; negative: from user memory).
-  enum class PrintfCoded { none, stack, usymname, usymdata };
+  enum class PrintfCoded { none, stack, usymname, usymdata, ustack_code, ustack_text };
   PrintfCoded printf_coding(const ir::Node* k) const;
   llvm::Value* user_symbol_address(const ir::Node* k);
   void store_coded_slot(llvm::Value* slot, PrintfCoded how, llvm::Value* value, bool aligned);

@@ -4,16 +4,18 @@
 # is stap's "name+0xoff [kernel]" lines of the stack print_backtrace()
 # prints, and backtrace() starts at the same frame (our program's frames
 # and its callers skipped), as stack(n) does; probefunc() as a value is
-# the printed one; probemod() is the pc's module.  Printed (a code or an
-# address the runtime names): usymname(), usymdata(), ustack(n) and
-# probefunc() in user-space probes and timer.profile.
+# the printed one; probemod() is the pc's module; sprint_stack(s) is the
+# runtime's text.  Printed (a code or an
+# address the runtime names): usymname(), usymdata(), ustack(n),
+# sprint_ustack() and probefunc() in user-space probes and timer.profile.
 #! timeout: 90
 vfs_read=$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)
-$STAP -D MAXSTRINGLEN=2048 -e 'global a, b, c, d, n
+$STAP -D MAXSTRINGLEN=2048 -e 'global a, b, c, d, n, t, ks
 probe kernel.trace("syscalls:sys_enter_getpid") {
   if (execname() != "getpid_loop" || n++) next
   a = symname(0x'$vfs_read'); b = symdata(0x'$vfs_read' + 5)
   c = symdata(0); d = symname(12345)
+  t = backtrace(); ks = sprint_stack(t . " 0x0")
   s = sprint_backtrace()
   printf("sprint lines %d\n", strlen(s) > 0 ? (strlen(s) - strlen(str_replace(s, "\n", ""))) : -1)
   printf("%s--\n", s)
@@ -25,6 +27,7 @@ probe kernel.trace("syscalls:sys_enter_getpid") {
   try { printf("%x\n", stack(100)) } catch (e) { printf("caught [%s]\n", e) }
 }
 probe end {
+  printf("sprint_stack %s\n", ks == sprint_stack(t . " 0x0") && isinstr(ks, " 0x0 : 0x0\n") ? "same" : ks)
   printf("kernel [%s] [%s] [%s] [%s]\n", a, b, c, d)
   printf("user [%s] [%s] [%s] [%s]\n", symname(0x'$vfs_read'), symdata(0x'$vfs_read' + 5), symdata(0), symname(12345))
 }' -c "$LIVE/getpid_loop 3" > $CASE_TMP/out 2> $CASE_TMP/err
@@ -32,6 +35,7 @@ echo "status $?"
 cat $CASE_TMP/err >&2
 kernel=$(sed -n 's/^kernel //p' $CASE_TMP/out)
 grep -qxF "user $kernel" $CASE_TMP/out && echo "symname, symdata: the kernel's text is the runtime's"
+grep -qxF "sprint_stack same" $CASE_TMP/out && echo "sprint_stack(s): the kernel's text is the runtime's"
 echo "$kernel" | grep -qE '^\[vfs_read\] \[vfs_read\+0x5/0x[0-9a-f]+ \[kernel\]\] \[0x0\] \[0x3039\]$' &&
   echo "symname, symdata: stap's forms"
 sed -n '/^sprint lines/,/^--$/p' $CASE_TMP/out | sed '1d;$d' > $CASE_TMP/sprint
@@ -69,6 +73,7 @@ probe process("'$LIVE'/burn_cpu").function("burn_leaf_a") {
   if (n++) next
   printf("uprobe [%s] [%s]\n", usymname(uaddr()), probefunc())
   printf("ustack [%s] [%s]\n", usymname(ustack(0)), usymdata(ustack(1)))
+  printf("sprint_ustack [%s]\n", sprint_ustack(ubacktrace()))
 }
 probe timer.profile {
   if (execname() == "burn_cpu" && user_mode()) printf("profile [%s]\n", probefunc())
@@ -78,6 +83,8 @@ cat $CASE_TMP/err2 >&2
 grep -qxF "uprobe [burn_leaf_a] [burn_leaf_a]" $CASE_TMP/out2 && echo "usymname(uaddr()) printed"
 grep -qE "^ustack \[burn_leaf_a\] \[burn_outer\+0x[0-9a-f]+/0x[0-9a-f]+ \[$LIVE/burn_cpu\]\]$" $CASE_TMP/out2 &&
   echo "ustack(n), usymdata(a) printed"
+grep -qE "^sprint_ustack \[ 0x[0-9a-f]+ : burn_leaf_a\+0x0/0x[0-9a-f]+ \[$LIVE/burn_cpu\]\$" $CASE_TMP/out2 &&
+  echo "sprint_ustack(ubacktrace()) printed: whole lines"
 grep -qE '^profile \[burn_(leaf_a|leaf_b|outer|other|touch)\]$' $CASE_TMP/out2 &&
   echo "probefunc() printed in timer.profile names user code"
 
