@@ -98,6 +98,18 @@ STP_INLINE long stp_stack_id(void *ctx, __u64 *buf, long depth, long flags, void
 	return stp_stack_store(buf, depth, ids, frames, counts, max_ids);
 }
 
+/* The id of a one-frame "stack" holding address: symname(addr()) of a
+ * perf sample, whose pc the runtime names as any first frame (a user
+ * address in user mode, which kallsyms names by its hex, as stap does). */
+STP_INLINE long stp_address_id(__u64 address, __u64 *buf, long depth, void *ids, void *frames,
+			       void *counts, long max_ids)
+{
+	for (long i = 0; i < depth; i++)
+		buf[i] = 0;
+	buf[0] = address;
+	return stp_stack_store(buf, depth, ids, frames, counts, max_ids);
+}
+
 /* The id of the frames in buf (depth words, zeros past the last frame),
  * found or added; -1 when lost (counted).  Also for the user stacks
  * unwind.c unwinds. */

@@ -249,11 +249,7 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
 ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) const {
   constexpr int64_t kSymbolSlot = STAP_CODED_STRING_MARK_SIZE + 24;
   if (k->type != ir::Type::string || ms_.maxlen < kSymbolSlot) return PrintfCoded::none;
-  // symname(addr()) of a perf sample in user mode names a user address:
-  // the kernel's text does that as stap does (hex); its code would not.
-  if (ir::is_stack_key(*k))
-    return probe_.kind == ir::ProbeKind::perf && k->s == "symname" ? PrintfCoded::none
-                                                                   : PrintfCoded::stack;
+  if (ir::is_stack_key(*k)) return PrintfCoded::stack;
   if (k->op == ir::Op::builtin && k->kids.size() == 1) {
     if (k->s == "usymname") return PrintfCoded::usymname;
     if (k->s == "usymdata") return PrintfCoded::usymdata;

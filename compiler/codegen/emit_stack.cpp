@@ -117,6 +117,9 @@ Value* ProgramEmitter::stack_code(const ir::Node* n) {
   Value* form = i64c(ir::kStackAddresses);
   if (f == "sprint_backtrace" || f == "sprint_ubacktrace") form = i64c(ir::kStackSymbols);
   if (f == "symname" || f == "usymname") form = i64c(ir::kStackSymbol);
+  // A perf sample's pc may be a user address (user mode), which no kernel
+  // stack holds: its code is a stack of that one frame.
+  if (f == "symname" && probe_.kind == ir::ProbeKind::perf) return address_code(sample_ip(), form);
   if (f == "probefunc") {  // user_mode() ? usymname(uaddr()) : symname(addr())
     form = i64c(ir::kStackSymbol);
     user = false;
@@ -130,6 +133,20 @@ Value* ProgramEmitter::stack_code(const ir::Node* n) {
   Value* in_user = f == "probefunc" ? user_mode_value() : b_.getFalse();
   if (user) in_user = b_.getTrue();
   return capture_stack(in_user, form);
+}
+
+// The code of a one-frame kernel "stack" holding address (stacks.c's
+// stp_address_id), named by the runtime as a first frame is.
+Value* ProgramEmitter::address_code(Value* address, Value* form) {
+  ensure_stack_maps();
+  int64_t depth = ms_.ir.limits.maxbacktrace;
+  Value* id = runtime_call("stp_address_id", m_.i64,
+                           {address, scratch_slot(uint32_t(8 * depth)), i64c(depth),
+                            m_.module().getNamedGlobal(STAP_STACK_IDS_MAP), ms_.stack_map,
+                            ms_.stack_lost_map, i64c(stack_entries(ms_.ir.limits))});
+  Value* code = b_.CreateOr(i64c(ir::kStackTag), b_.CreateAnd(id, i64c(0xffffff)));
+  code = b_.CreateOr(code, b_.CreateShl(form, 56));
+  return b_.CreateSelect(b_.CreateICmpSLT(id, i64c(0)), i64c(-1), code);
 }
 
 // The id (bpf_runtime/stacks.c) of this context's kernel or (in_user)

@@ -144,6 +144,7 @@ class ProgramEmitter {
   llvm::Value* stack_builtin(const ir::Node* n, bool& handled);
   llvm::Value* stack_code(const ir::Node* n);
   llvm::Value* capture_stack(llvm::Value* in_user, llvm::Value* form);
+  llvm::Value* address_code(llvm::Value* address, llvm::Value* form);
   llvm::Value* user_mode_value();
   llvm::Value* sample_ip();
   void stack_record(uint32_t flags, llvm::Value* code, llvm::Value* text);

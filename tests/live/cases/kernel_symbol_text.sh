@@ -76,7 +76,8 @@ probe process("'$LIVE'/burn_cpu").function("burn_leaf_a") {
   printf("sprint_ustack [%s]\n", sprint_ustack(ubacktrace()))
 }
 probe timer.profile {
-  if (execname() == "burn_cpu" && user_mode()) printf("profile [%s]\n", probefunc())
+  if (execname() == "burn_cpu" && user_mode())
+    printf("profile [%s] [%s] %x\n", probefunc(), symname(addr()), uaddr())
 }' -c "$LIVE/burn_cpu 1" > $CASE_TMP/out2 2> $CASE_TMP/err2
 echo "status $?"
 cat $CASE_TMP/err2 >&2
@@ -85,8 +86,11 @@ grep -qE "^ustack \[burn_leaf_a\] \[burn_outer\+0x[0-9a-f]+/0x[0-9a-f]+ \[$LIVE/
   echo "ustack(n), usymdata(a) printed"
 grep -qE "^sprint_ustack \[ 0x[0-9a-f]+ : burn_leaf_a\+0x0/0x[0-9a-f]+ \[$LIVE/burn_cpu\]\$" $CASE_TMP/out2 &&
   echo "sprint_ustack(ubacktrace()) printed: whole lines"
-grep -qE '^profile \[burn_(leaf_a|leaf_b|outer|other|touch)\]$' $CASE_TMP/out2 &&
+grep -qE '^profile \[burn_(leaf_a|leaf_b|outer|other|touch)\] ' $CASE_TMP/out2 &&
   echo "probefunc() printed in timer.profile names user code"
+# symname() is kernel-only: a user pc is its hex, as stap prints it.
+grep '^profile ' $CASE_TMP/out2 | awk '{ if ($3 != "[0x" $4 "]") bad++ } END { exit bad || !NR }' &&
+  echo "symname(addr()) of a user-mode sample: its hex"
 
 # A value that needs user-space names is refused where it is written.
 $STAP -p4 -e 'probe timer.profile { x = probefunc(); if (strlen(x) > 3) exit() }' > /dev/null 2> $CASE_TMP/err3
