@@ -122,7 +122,7 @@ enum stap_record_kind {
  * skips the leading frames found here.  An ARRAY of stap_glue_range:
  * entry 0's start is the number of ranges, entries 1..count are the
  * ranges sorted by start, merged where adjacent; the loader sizes it
- * before load and fills it after load and again after attach (a
+ * before load and fills it after attach, before the probes run (a
  * trampoline's symbol appears at attach). */
 #define STAP_STACK_GLUE_MAP "stap_stack_glue"
 struct stap_glue_range {

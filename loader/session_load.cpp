@@ -120,7 +120,7 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
   choose_uprobe_programs(obj, module);
   UnwindTables unwind;
   unwind.prepare(obj, module, options.unwind, options.verbose);
-  size_stack_glue(obj);
+  size_stack_glue(obj);  // filled after attach (session_run.cpp)
   int rc = bpf_object__load(obj);
   if (rc != 0) {
     std::string probe = failed_probe(obj, module);
@@ -131,7 +131,7 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
     bpf_object__close(obj);
     return nullptr;
   }
-  if (!unwind.fill(obj, error) || !fill_stack_glue(obj, error)) {
+  if (!unwind.fill(obj, error)) {
     error = "ERROR: " + error;
     bpf_object__close(obj);
     return nullptr;

@@ -30,9 +30,9 @@ std::vector<stap_glue_range> read_stack_glue();
 // the kernel's ranges and room for programs loaded later.
 void size_stack_glue(bpf_object* obj);
 
-// After load, and again after attach (a trampoline's symbol appears when
-// it is attached): writes the current ranges.  False with `error` when
-// the map cannot be written.
+// After attach, before the probes run (a program's symbol appears at
+// load, a trampoline's at attach): writes the current ranges.  False
+// with `error` when the map cannot be written.
 bool fill_stack_glue(bpf_object* obj, std::string& error);
 
 }  // namespace stap
