@@ -13,10 +13,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <set>
 #include <stdexcept>
 
 #include "histogram_output.h"
+#include "key_aliases.h"
 #include "ir/key_codes.h"
 
 namespace stap {
@@ -50,6 +52,8 @@ struct GlobalStore::Impl {
   size_t mem_size = 0;
   std::vector<int> fds;  // per global; -1 for scalars in stap_globals
   int ncpus = 1;
+  // Per global with a stack-coded key column (key_aliases.h).
+  mutable std::map<size_t, KeyAliases> aliases;
 
   ~Impl() {
     if (mem) munmap(mem, mem_size);
@@ -134,6 +138,71 @@ struct GlobalStore::Impl {
     return key;
   }
   size_t key_bytes(size_t g) const { return global(g).is_array() ? global(g).key_size : 4; }
+
+  // The packed keys of an array, in map order.
+  std::vector<std::vector<char>> walk(size_t g) const {
+    const Global& gl = global(g);
+    std::vector<std::vector<char>> out;
+    std::vector<char> cur(gl.key_size, 0), next(gl.key_size, 0);
+    std::set<std::vector<char>> seen;  // a concurrent delete restarts the walk
+    const void* prev = nullptr;
+    while (bpf_map_get_next_key(fd(g), prev, next.data()) == 0) {
+      if (!seen.insert(next).second) break;
+      out.push_back(next);
+      cur = next;
+      prev = cur.data();
+    }
+    return out;
+  }
+  bool stack_keyed(size_t g) const {
+    const Global& gl = global(g);
+    if (!gl.is_array()) return false;
+    for (size_t k = 0; k < gl.keys.size(); ++k)
+      if (gl.key_coded(k)) return true;
+    return false;
+  }
+  // What a packed key stands for: its columns, a stack code by identity.
+  std::string identity(size_t g, const char* bytes) const {
+    const Global& gl = global(g);
+    std::string out;
+    for (size_t k = 0; k < gl.keys.size(); ++k) {
+      if (gl.key_coded(k)) {
+        int64_t code;
+        std::memcpy(&code, bytes, 8);
+        out += ir::is_stack_code(code) ? ir::stack_identity(code) : std::to_string(code);
+        bytes += 8;
+      } else if (gl.keys[k] == Type::string) {
+        size_t width = gl.key_width(k, uint32_t(strlen_max()));
+        out += std::string(bytes, strnlen(bytes, width));
+        bytes += width;
+      } else {
+        int64_t v;
+        std::memcpy(&v, bytes, 8);
+        out += std::to_string(v);
+        bytes += 8;
+      }
+      out += '\x1f';
+    }
+    return out;
+  }
+  KeyAliases& index(size_t g, const std::vector<std::vector<char>>* walked = nullptr) const {
+    KeyAliases& a = aliases[g];
+    if (a.built() && !walked) return a;
+    std::vector<std::vector<char>> keys = walked ? *walked : walk(g);
+    std::vector<std::pair<std::vector<char>, std::string>> named;
+    for (std::vector<char>& k : keys) {
+      std::string id = identity(g, k.data());
+      named.emplace_back(std::move(k), std::move(id));
+    }
+    a.build(named);
+    return a;
+  }
+  // The keys a read or write of `packed` covers: its aliases, or itself.
+  std::vector<std::vector<char>> covered(size_t g, const std::vector<char>& packed) const {
+    if (stack_keyed(g))
+      if (const auto* group = index(g).group_of(packed)) return *group;
+    return {packed};
+  }
   size_t cpu_stride(size_t g) const { return round8(global(g).value_size); }
 
   // Every CPU's value of a per-CPU map entry; false when absent.
@@ -270,17 +339,26 @@ void GlobalStore::set_string(size_t g, const std::string& v) { impl_->put_string
 
 // ---------------------------------------------------------------- arrays
 
+// A key with aliases (key_aliases.h) reads as their sum, or the first
+// string value.
 std::optional<Value> GlobalStore::get(size_t g, const Key& key) const {
-  std::vector<char> k = impl_->pack_key(g, key);
-  std::vector<char> v(impl_->global(g).value_size, 0);
-  if (bpf_map_lookup_elem(impl_->fd(g), k.data(), v.data()) != 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw bpf_error("reading " + impl_->global(g).name, errno);
+  std::optional<Value> out;
+  for (const std::vector<char>& k : impl_->covered(g, impl_->pack_key(g, key))) {
+    std::vector<char> v(impl_->global(g).value_size, 0);
+    if (bpf_map_lookup_elem(impl_->fd(g), k.data(), v.data()) != 0) {
+      if (errno == ENOENT) continue;
+      throw bpf_error("reading " + impl_->global(g).name, errno);
+    }
+    if (impl_->global(g).type == Type::string) {
+      if (!out) out = Value::of(impl_->get_string(v.data()));
+      continue;
+    }
+    int64_t n;
+    std::memcpy(&n, v.data(), 8);
+    if (!out) out = Value::of(int64_t{0});
+    out->num = static_cast<int64_t>(static_cast<uint64_t>(out->num) + static_cast<uint64_t>(n));
   }
-  if (impl_->global(g).type == Type::string) return Value::of(impl_->get_string(v.data()));
-  int64_t n;
-  std::memcpy(&n, v.data(), 8);
-  return Value::of(n);
+  return out;
 }
 
 bool GlobalStore::set(size_t g, const Key& key, const Value& value) {
@@ -290,14 +368,24 @@ bool GlobalStore::set(size_t g, const Key& key, const Value& value) {
     impl_->put_string(v.data(), value.str);
   else
     std::memcpy(v.data(), &value.num, 8);
-  if (bpf_map_update_elem(impl_->fd(g), k.data(), v.data(), BPF_ANY) == 0) return true;
-  if (errno == E2BIG || errno == ENOMEM) return false;
-  throw bpf_error("writing " + impl_->global(g).name, errno);
+  if (bpf_map_update_elem(impl_->fd(g), k.data(), v.data(), BPF_ANY) != 0) {
+    if (errno == E2BIG || errno == ENOMEM) return false;
+    throw bpf_error("writing " + impl_->global(g).name, errno);
+  }
+  // The aliases would add to the value written: gone.
+  for (const std::vector<char>& other : impl_->covered(g, k))
+    if (other != k) bpf_map_delete_elem(impl_->fd(g), other.data());
+  if (impl_->stack_keyed(g)) impl_->index(g).collapse(k, true);
+  return true;
 }
 
 bool GlobalStore::remove(size_t g, const Key& key) {
   std::vector<char> k = impl_->pack_key(g, key);
-  return bpf_map_delete_elem(impl_->fd(g), k.data()) == 0;
+  bool removed = false;
+  for (const std::vector<char>& one : impl_->covered(g, k))
+    removed = bpf_map_delete_elem(impl_->fd(g), one.data()) == 0 || removed;
+  if (impl_->stack_keyed(g)) impl_->index(g).collapse(k, false);
+  return removed;
 }
 
 void GlobalStore::clear(size_t g) {
@@ -317,6 +405,7 @@ void GlobalStore::clear(size_t g) {
       throw bpf_error("clearing " + gl.name, errno);
     return;
   }
+  impl_->aliases.erase(g);
   // Deleting the first key until there is none: a walk would restart after
   // each deletion anyway.
   std::vector<char> k(gl.key_size, 0);
@@ -325,19 +414,14 @@ void GlobalStore::clear(size_t g) {
     bpf_map_delete_elem(impl_->fd(g), k.data());
 }
 
+// One key per group of aliases (key_aliases.h), the walk rebuilding the
+// index.
 std::vector<Key> GlobalStore::keys(size_t g) const {
-  const Global& gl = impl_->global(g);
   std::vector<Key> out;
-  if (!gl.is_array()) return out;
-  std::vector<char> cur(gl.key_size, 0), next(gl.key_size, 0);
-  std::set<std::vector<char>> seen;  // a concurrent delete restarts the walk
-  const void* prev = nullptr;
-  while (bpf_map_get_next_key(impl_->fd(g), prev, next.data()) == 0) {
-    if (!seen.insert(next).second) break;
-    out.push_back(impl_->unpack_key(g, next.data()));
-    cur = next;
-    prev = cur.data();
-  }
+  if (!impl_->global(g).is_array()) return out;
+  std::vector<std::vector<char>> walked = impl_->walk(g);
+  if (impl_->stack_keyed(g)) walked = impl_->index(g, &walked).firsts();
+  for (const std::vector<char>& k : walked) out.push_back(impl_->unpack_key(g, k.data()));
   return out;
 }
 
@@ -347,6 +431,26 @@ namespace {
 
 stap_stat* stat_at(std::vector<char>& values, size_t stride, int cpu) {
   return reinterpret_cast<stap_stat*>(values.data() + stride * static_cast<size_t>(cpu));
+}
+
+// Adds every CPU's slot of one per-CPU entry into `out`.
+void merge_cpus(std::vector<char>& values, size_t stride, int ncpus, StatValue& out) {
+  for (int cpu = 0; cpu < ncpus; ++cpu) {
+    const stap_stat* s = stat_at(values, stride, cpu);
+    if (s->count == 0) continue;
+    if (out.count == 0) {
+      out.min = s->min;
+      out.max = s->max;
+    } else {
+      out.min = std::min<int64_t>(out.min, s->min);
+      out.max = std::max<int64_t>(out.max, s->max);
+    }
+    out.count += s->count;
+    out.sum = static_cast<int64_t>(static_cast<uint64_t>(out.sum) + static_cast<uint64_t>(s->sum));
+    out.sum_squares = static_cast<int64_t>(static_cast<uint64_t>(out.sum_squares) +
+                                           static_cast<uint64_t>(s->sum_squares));
+    for (size_t b = 0; b < out.buckets.size(); ++b) out.buckets[b] += s->buckets[b];
+  }
 }
 
 int bucket_of(const ir::HistShape& h, int64_t v) {
@@ -391,28 +495,22 @@ void GlobalStore::stat_add(size_t g, const Key& key, int64_t v) {
   throw bpf_error("writing " + gl.name, errno);
 }
 
+// Merged over CPUs, and over the key's aliases (key_aliases.h).
 std::optional<StatValue> GlobalStore::stat_get(size_t g, const Key& key) const {
   const Global& gl = impl_->global(g);
-  std::vector<char> values;
-  if (!impl_->lookup_cpus(g, impl_->pack_key(g, key), values)) return std::nullopt;
+  std::vector<char> packed = gl.is_array() ? impl_->pack_key(g, key) : std::vector<char>(4, 0);
+  std::vector<std::vector<char>> each = gl.is_array() ? impl_->covered(g, packed)
+                                                      : std::vector<std::vector<char>>{packed};
   StatValue out;
   out.buckets.assign(static_cast<size_t>(gl.hist.buckets()), 0);
-  for (int cpu = 0; cpu < impl_->ncpus; ++cpu) {
-    const stap_stat* s = stat_at(values, impl_->cpu_stride(g), cpu);
-    if (s->count == 0) continue;
-    if (out.count == 0) {
-      out.min = s->min;
-      out.max = s->max;
-    } else {
-      out.min = std::min<int64_t>(out.min, s->min);
-      out.max = std::max<int64_t>(out.max, s->max);
-    }
-    out.count += s->count;
-    out.sum = static_cast<int64_t>(static_cast<uint64_t>(out.sum) + static_cast<uint64_t>(s->sum));
-    out.sum_squares = static_cast<int64_t>(static_cast<uint64_t>(out.sum_squares) +
-                                           static_cast<uint64_t>(s->sum_squares));
-    for (size_t b = 0; b < out.buckets.size(); ++b) out.buckets[b] += s->buckets[b];
+  bool found = false;
+  for (const std::vector<char>& k : each) {
+    std::vector<char> values;
+    if (!impl_->lookup_cpus(g, k, values)) continue;
+    found = true;
+    merge_cpus(values, impl_->cpu_stride(g), impl_->ncpus, out);
   }
+  if (!found) return std::nullopt;
   return out;
 }
 

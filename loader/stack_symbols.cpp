@@ -230,6 +230,19 @@ std::string StackSymbols::stack_lines(const std::string& addresses, int64_t code
   return stack_lines(addresses, user, tgid);
 }
 
+std::string StackSymbols::identity(int64_t code) {
+  if (!ir::is_stack_code(code)) return std::to_string(code);
+  ir::StackCode c = ir::split_stack_code(code);
+  if (c.form == ir::kStackSymbol || c.form == ir::kStackSymbols) return "name:" + text(code);
+  std::string id = c.user ? "user " + std::to_string(c.tgid) : "kernel";
+  id += " form " + std::to_string(c.form) + ":";
+  std::vector<uint64_t> all = frames(code);
+  // callers(n): the n+1 frames it shows.
+  size_t count = c.form == ir::kStackAddresses ? all.size() : std::min(all.size(), size_t(c.form));
+  for (size_t i = 0; i < count; ++i) id += " " + hex(all[i]);
+  return id;
+}
+
 std::string StackSymbols::text(int64_t code) {
   if (!ir::is_stack_code(code)) return {};
   ir::StackCode c = ir::split_stack_code(code);

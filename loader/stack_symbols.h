@@ -51,6 +51,10 @@ class StackSymbols : public ir::StackCodec {
   // ir::StackCodec
   std::string text(int64_t code) override;
   std::optional<int64_t> code(const std::string& text) override;
+  // Names (probefunc(), symname(), sprint_backtrace() ...): their text.
+  // Stacks: the process (user) and the frames, past our own for a kernel
+  // stack, uncut.
+  std::string identity(int64_t code) override;
 
   // A code's frames, innermost first (empty for -1 or a vanished id);
   // a kernel stack without the leading frames of our own BPF plumbing.

@@ -14,6 +14,10 @@ StackCodec* stack_codec = nullptr;
 
 void set_stack_codec(StackCodec* codec) { stack_codec = codec; }
 
+std::string stack_identity(int64_t code) {
+  return stack_codec ? stack_codec->identity(code) : std::to_string(code);
+}
+
 bool is_stack_key(const Node& n) {
   if (n.op != Op::builtin) return false;
   const std::string& f = n.s;

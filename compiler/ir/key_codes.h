@@ -72,8 +72,15 @@ class StackCodec {
   virtual std::string text(int64_t code) = 0;
   // The code a text came from, when this codec produced it.
   virtual std::optional<int64_t> code(const std::string& text) = 0;
+  // What a code stands for: two codes with one identity are one key to a
+  // script (probefunc() of two stacks in one function; one stack taken
+  // by two probes, whose own frames differ), and the runtime merges
+  // their array entries (loader/key_aliases.h).
+  virtual std::string identity(int64_t code) { return text(code); }
 };
 void set_stack_codec(StackCodec* codec);
+// The codec's identity of a stack code (its text without a codec).
+std::string stack_identity(int64_t code);
 
 // The code of `s` in module `m`, or nullopt for a string no key of the
 // module can hold (a lookup of it finds nothing).
