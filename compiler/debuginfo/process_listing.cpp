@@ -1,5 +1,7 @@
 #include "debuginfo/process_listing.h"
 
+#include <dwarf.h>
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -45,17 +47,35 @@ bool split_components(const std::string& text, std::vector<Component>& out) {
 // Listed name -> the variables of each probe point listed under it.
 using Listed = std::map<std::string, std::vector<std::vector<std::string>>>;
 
+// The DIE offsets of the variables and parameters declared directly in
+// fn's scope (not in its lexical blocks).
+std::set<Dwarf_Off> own_variables(const DwarfFunction& fn) {
+  std::set<Dwarf_Off> out;
+  Dwarf_Die die = fn.die, child;
+  if (dwarf_child(&die, &child) != 0) return out;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter) out.insert(dwarf_dieoffset(&child));
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return out;
+}
+
+// stap lists what a probe sees: at a statement line the innermost block's
+// variables and its enclosing scopes', at a function's entry the
+// function's own (its blocks' locals are not listed even where their
+// range starts at the entry).
 std::vector<std::string> vars_of(const DwarfFile& dwarf, const DwarfFunction& fn, uint64_t pc,
-                                 bool is_return) {
+                                 bool is_return, bool in_block) {
   std::vector<std::string> out;
   if (is_return) {
     Type ret = dwarf.return_type(fn);
     if (!ret.is_void) out.push_back("$return:" + type_name(ret));
   }
-  // stap 4.8 lists only the parameters of an inlined copy (checked on
-  // glibc's and the test programs' inlines).
-  for (const auto& v : dwarf.variables_at(fn, pc))
-    if (v.is_parameter || !fn.inlined) out.push_back("$" + v.name + ":" + type_name(v.type));
+  std::set<Dwarf_Off> own = in_block ? std::set<Dwarf_Off>{} : own_variables(fn);
+  for (const auto& v : dwarf.variables_at(fn, pc)) {
+    Dwarf_Die die = v.die;
+    if (in_block || own.count(dwarf_dieoffset(&die))) out.push_back("$" + v.name + ":" + type_name(v.type));
+  }
   return out;
 }
 
@@ -67,7 +87,7 @@ std::vector<std::string> site_vars(const ResolvedPoint& r, const ProbeSite& s) {
     for (size_t i = 1; i <= s.mark->args.size(); ++i)
       vars.push_back("$arg" + std::to_string(i) + ":long");
   } else if (s.fn && r.binary->dwarf) {
-    vars = vars_of(*r.binary->dwarf, *s.fn, s.pc, r.is_return);
+    vars = vars_of(*r.binary->dwarf, *s.fn, s.pc, r.is_return, s.in_block);
   }
   return vars;
 }

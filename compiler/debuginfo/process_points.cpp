@@ -3,12 +3,14 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "debuginfo/binary_path.h"
+#include "debuginfo/dwarf_lines.h"
 #include "debuginfo/symbol_match.h"
 
 namespace stap::debuginfo {
@@ -51,6 +53,10 @@ class Resolver {
     if (p_.kind == "statement" && p_.has_address) return at_address("statement", why);
     if (p_.kind == "function") functions();
     if (p_.kind == "statement") statements();
+    if (!why_.empty()) {
+      why = why_;
+      return true;  // no sites: the caller reports why
+    }
     if (p_.kind == "mark") marks();
     if (p_.kind == "plt") plt();
     // Kernel code has no file offsets: kernel_dwarf.cpp places each site.
@@ -106,7 +112,7 @@ class Resolver {
     // top of the stack: the function's first instruction.
     bool at_entry = fn.inlined || p_.suffix == ".return";
     uint64_t pc = at_entry ? fn.entry_pc : bin_.dwarf->function_probe_pc(fn);
-    add(point, fn.name, pc).fn = &fn;
+    add(point, symbol_at(pc, fn.name), pc).fn = &fn;
   }
 
   void functions() {
@@ -117,7 +123,7 @@ class Resolver {
     if (bin_.dwarf) {
       if (want_outlined)
         for (const auto* fn : bin_.dwarf->match_functions(p_.spec))
-          if (!exported_only || fn->external) add_function(*fn);
+          if ((!exported_only || fn->external) && !partial_copy(*fn)) add_function(*fn);
       if (want_inlined)
         for (const auto* fn : bin_.dwarf->match_inlined(p_.spec)) add_function(*fn);
     }
@@ -133,33 +139,115 @@ class Resolver {
       // (stap reads STT_FUNC only).
       if (sym->ifunc || (exported_only && !sym->global)) continue;
       auto fn = starts.find(sym->address);
-      if (fn != starts.end()) add_function(*fn->second);
+      if (fn != starts.end()) {
+        if (!partial_copy(*fn->second)) add_function(*fn->second);
+      }
       else if (!covered_.count(sym->address))  // aliases: each name (lowering keeps one per address)
         add(prefix_ + quoted("function", sym->name) + p_.suffix, sym->name, sym->address);
     }
   }
 
+  // .statement("F@FILE:LINES"): stap's lines (dwarf_lines.h), each
+  // address a site for every matching function whose code holds it (an
+  // inlined copy's lines are its caller's too).  Without LINES, each
+  // function's entry, named by its declaration line.
   void statements() {
     if (!bin_.dwarf) return;
     FunctionSpec spec = parse_function_spec(p_.spec);
-    int first = 0, last = 0;
-    bool any_line = spec.line.empty() || spec.line == "*";
-    if (!any_line) {
-      size_t dash = spec.line.find('-');
-      first = std::atoi(spec.line.c_str());
-      last = dash == std::string::npos ? first : std::atoi(spec.line.c_str() + dash + 1);
+    std::vector<const DwarfFunction*> fns;
+    for (const auto* fn : bin_.dwarf->match_functions(p_.spec))
+      if (!partial_copy(*fn)) fns.push_back(fn);
+    for (const auto* fn : bin_.dwarf->match_inlined(p_.spec)) fns.push_back(fn);
+    if (spec.file.empty() || spec.line.empty()) {
+      for (const auto* fn : fns) add_statement(*fn, fn->decl_line, fn->entry_pc);
+      return;
     }
-    for (const auto* fn : bin_.dwarf->match_functions(p_.spec)) {
-      for (const auto& [line, addr] : bin_.dwarf->function_lines(*fn)) {
-        if (!any_line && (line.line < first || line.line > last)) continue;
-        if (!spec.file.empty() && !file_matches(spec.file, line.file)) continue;
-        std::string point = prefix_ +
-                            quoted("statement", fn->name + "@" + line.file + ":" +
-                                                    std::to_string(line.line)) +
-                            p_.suffix;
-        add(point, fn->name, addr).fn = fn;
+    std::optional<LineSpec> lines = parse_line_spec(spec.line);
+    if (!lines) {
+      why_ = "malformed specification '" + p_.spec + "'";
+      return;
+    }
+    // By unit, in DWARF order; out-of-line functions before inlined copies.
+    std::map<Dwarf_Off, std::vector<const DwarfFunction*>> units;
+    for (const auto* fn : fns) {
+      Dwarf_Die cu = fn->cu;
+      units[dwarf_dieoffset(&cu)].push_back(fn);
+    }
+    for (auto& [offset, in_unit] : units) {
+      // Inlined copies in DIE order: an enclosing copy's walk before the
+      // copies inlined into it, so a shared address keeps the outer line.
+      auto first_inlined = std::stable_partition(in_unit.begin(), in_unit.end(),
+                                                 [](const DwarfFunction* f) { return !f->inlined; });
+      std::stable_sort(first_inlined, in_unit.end(), [](const DwarfFunction* a, const DwarfFunction* b) {
+        Dwarf_Die x = a->die, y = b->die;
+        return dwarf_dieoffset(&x) < dwarf_dieoffset(&y);
+      });
+      if (!unit_statements(in_unit, spec.file, *lines)) return;
+    }
+  }
+
+  // False (with why_, and no sites) when a line has no code: stap's error.
+  bool unit_statements(const std::vector<const DwarfFunction*>& fns, const std::string& file,
+                       const LineSpec& lines) {
+    const Dwarf_Die& cu = fns.front()->cu;
+    for (const std::string& srcfile : cu_source_files(cu, file)) {
+      std::vector<const DwarfFunction*> declared;
+      for (const auto* fn : fns)
+        if (fn->decl_file == srcfile) declared.push_back(fn);
+      if (declared.empty()) continue;
+      auto found = statement_lines(cu, srcfile, declared, lines);
+      if (found.empty() && lines.kind != LineSpec::wildcard && lines.kind != LineSpec::enumerated) {
+        int line = lines.lines.at(0) +
+                   (lines.kind == LineSpec::relative ? declared.front()->decl_line : 0);
+        no_line_records(cu, srcfile, declared, line);
+        return false;
       }
+      for (const StatementLine& l : found)
+        for (const auto* fn : fns) {
+          Dwarf_Die die = fn->die;
+          if (dwarf_haspc(&die, l.addr) == 1) add_statement(*fn, l.line, l.addr).in_block = true;
+        }
     }
+    return true;
+  }
+
+  void no_line_records(const Dwarf_Die& cu, const std::string& srcfile,
+                       const std::vector<const DwarfFunction*>& fns, int line) {
+    out_.sites.clear();
+    why_ = "no line records for " + srcfile + ":" + std::to_string(line) + " [man error::dwarf]";
+    auto [below, above] = nearest_lines(cu, srcfile, fns, line);
+    if (below < 0 && above < 0) return;
+    why_ += " (try ";
+    if (below > 0) why_ += ":" + std::to_string(below);
+    if (below > 0 && above > 0) why_ += " or ";
+    if (above > 0) why_ += ":" + std::to_string(above);
+    why_ += ")";
+  }
+
+  ProbeSite& add_statement(const DwarfFunction& fn, int line, uint64_t pc) {
+    std::string point = prefix_ +
+                        quoted("statement", fn.name + "@" + fn.decl_file + ":" + std::to_string(line)) +
+                        p_.suffix;
+    ProbeSite& s = add(point, symbol_at(pc, fn.name), pc);
+    s.fn = &fn;
+    return s;
+  }
+
+  // GCC's partial inlining leaves the tail of a function as "f.part.N",
+  // whose DWARF looks like f's own code; stap (PR12609) skips it, as the
+  // copies inlined into callers are the entries.
+  bool partial_copy(const DwarfFunction& fn) const {
+    if (fn.inlined) return false;
+    const ElfSymbol* sym = bin_.elf->function_at(fn.entry_pc);
+    return sym && sym->name.find(".part.") != std::string::npos;
+  }
+
+  // probefunc() as stap computes it, usymname(uaddr()) (symname(addr())
+  // in the kernel): the symbol holding the probed address, so an inlined
+  // copy's caller; the DWARF name where no symbol holds it.
+  std::string symbol_at(uint64_t pc, const std::string& fallback) const {
+    const ElfSymbol* sym = bin_.elf->function_at(pc);
+    return sym ? sym->name : fallback;
   }
 
   void marks() {
@@ -189,6 +277,7 @@ class Resolver {
   bool kernel_;
   std::set<std::pair<uint64_t, const DwarfFunction*>> added_;
   std::set<uint64_t> covered_;  // entry pcs that have a site
+  std::string why_;             // why statements() matched nothing
 };
 
 }  // namespace

@@ -61,6 +61,10 @@ struct ProbeSite {
   uint64_t semaphore = 0;   // a mark's semaphore, as a file offset (0: none)
   const DwarfFunction* fn = nullptr;  // its DWARF function (null: a symbol only)
   const SdtMark* mark = nullptr;      // marks
+  // A .statement line: a probe here sees the variables of the innermost
+  // lexical block holding pc; elsewhere (function entries), as in stap,
+  // those of the function's own scope only.
+  bool in_block = false;
 };
 
 struct ResolvedPoint {
