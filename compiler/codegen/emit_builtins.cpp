@@ -213,10 +213,14 @@ Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Va
 
 // The tapsets' fault error: "<what> copy fault at 0x<addr> [man error::fault]".
 void ProgramEmitter::raise_fault(uint32_t loc, const std::string& what, Value* addr) {
-  std::string fmt = what + " copy fault at 0x%llx [man error::fault]";
+  raise_number(loc, what + " copy fault at 0x%llx [man error::fault]", addr);
+}
+
+// An error whose message is fmt (bpf_snprintf's) of one number.
+void ProgramEmitter::raise_number(uint32_t loc, const std::string& fmt, Value* number) {
   Value* msg = string_temp();
-  AllocaInst* data = m_.shared_alloca(m_.i64, "fault_addr");
-  b_.CreateStore(addr, data);
+  AllocaInst* data = m_.shared_alloca(m_.i64, "error_number");
+  b_.CreateStore(number, data);
   helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
   raise(loc, msg);
 }

@@ -113,13 +113,7 @@ Value* ProgramEmitter::memory_read(const ir::Node* n, bool user) {
   BasicBlock* done = block("kread_ok");
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
   b_.SetInsertPoint(fault);
-  Value* msg = string_temp();
-  AllocaInst* data = m_.shared_alloca(m_.i64, "fault_addr");
-  b_.CreateStore(addr, data);
-  const char* fmt = "read fault [man error::fault] at 0x%llx";
-  helper(kSnprintf, m_.i64,
-         {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
-  raise(n->loc, msg);
+  raise_number(n->loc, "read fault [man error::fault] at 0x%llx", addr);
   b_.SetInsertPoint(done);
   return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);
 }

@@ -130,14 +130,7 @@ Value* ProgramEmitter::stack_frame_value(const ir::Node* n) {
   BasicBlock* done = block("stack_frame");
   b_.CreateCondBr(b_.CreateICmpEQ(address, i64c(0)), end, done);
   b_.SetInsertPoint(end);
-  Value* msg = string_temp();
-  AllocaInst* data = m_.shared_alloca(m_.i64, "stack_level");
-  b_.CreateStore(level, data);
-  helper(kSnprintf, m_.i64,
-         {msg, i64c(ms_.maxlen),
-          rodata_ptr(ms_.literal("reached end of stack before unwinding to level %lld", false)), data,
-          i64c(8)});
-  raise(n->loc, msg);
+  raise_number(n->loc, "reached end of stack before unwinding to level %lld", level);
   b_.SetInsertPoint(done);
   return address;
 }
