@@ -132,10 +132,6 @@ class DwarfFile {
   std::vector<uint64_t> line_addresses(const DwarfFunction* fn, const std::string& file,
                                        int line) const;
   std::optional<SourceLine> line_at(uint64_t pc) const;
-  // The lines where a statement begins inside fn (is_stmt rows whose line
-  // differs from the previous row's), by (file, line), with the first
-  // address of each.
-  std::vector<std::pair<SourceLine, uint64_t>> function_lines(const DwarfFunction& fn) const;
 
  private:
   DwarfFile() = default;

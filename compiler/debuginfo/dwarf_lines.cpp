@@ -88,34 +88,6 @@ std::vector<uint64_t> DwarfFile::line_addresses(const DwarfFunction* fn, const s
   return out;
 }
 
-std::vector<std::pair<SourceLine, uint64_t>> DwarfFile::function_lines(const DwarfFunction& fn) const {
-  Dwarf_Die cu = fn.cu, fn_die = fn.die;
-  Dwarf_Lines* lines = nullptr;
-  size_t count = 0;
-  std::vector<std::pair<SourceLine, uint64_t>> out;
-  if (dwarf_getsrclines(&cu, &lines, &count) != 0) return out;
-  Row previous;
-  bool have_previous = false;
-  for (size_t i = 0; i < count; ++i) {
-    Row row;
-    if (!read_row(lines, i, row)) continue;
-    bool starts = row.is_stmt && !row.end_sequence && row.file &&
-                  (!have_previous || previous.line != row.line || previous.file != row.file);
-    if (starts && dwarf_haspc(&fn_die, row.addr) == 1) {
-      auto same = [&](const auto& e) { return e.first.line == row.line && e.first.file == row.file; };
-      auto known = std::find_if(out.begin(), out.end(), same);
-      if (known == out.end()) out.push_back({SourceLine{row.file, row.line}, row.addr});
-      else known->second = std::min(known->second, row.addr);
-    }
-    previous = row;
-    have_previous = !row.end_sequence;
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.first.file != b.first.file ? a.first.file < b.first.file : a.first.line < b.first.line;
-  });
-  return out;
-}
-
 std::optional<SourceLine> DwarfFile::line_at(uint64_t pc) const {
   Dwarf_Die cu;
   if (!dwarf_addrdie(dwarf_, pc, &cu)) return std::nullopt;
