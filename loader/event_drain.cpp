@@ -150,7 +150,7 @@ DecodedRecord RecordDecoder::decode(const void* data, size_t size) const {
     case STAP_REC_WARN:
     case STAP_REC_LOG: {
       std::string message;
-      Reader(payload, n).string_slot(n, message);
+      Reader(payload, n).printf_string_slot(n, message);
       if (header.kind == STAP_REC_LOG) return DecodedRecord{DecodedRecord::Kind::print, message + "\n"};
       return DecodedRecord{DecodedRecord::Kind::warn, std::move(message)};
     }

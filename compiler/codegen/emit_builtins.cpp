@@ -263,6 +263,17 @@ ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) con
   return PrintfCoded::none;
 }
 
+// What a printf argument's slot carries: its value, or (coded) its stack
+// code, address or text.
+Value* ProgramEmitter::coded_value(const ir::Node* k, PrintfCoded how) {
+  switch (how) {
+    case PrintfCoded::none: return expr(k);
+    case PrintfCoded::stack: return stack_code(k);
+    case PrintfCoded::ustack_code: return stack_code(k->kids.at(0));
+    default: return user_symbol_address(k);  // the text, for ustack_text
+  }
+}
+
 // usymname(a)/usymdata(a)'s address, or sprint_ustack(s)'s text; the
 // runtime is told to read the process's mappings.
 Value* ProgramEmitter::user_symbol_address(const ir::Node* k) {
@@ -333,12 +344,7 @@ void ProgramEmitter::printf_record(const ir::Node* n) {
   std::vector<PrintfCoded> coded;
   for (const ir::Node* k : args) {
     coded.push_back(printf_coding(k));
-    switch (coded.back()) {
-      case PrintfCoded::none: values.push_back(expr(k)); break;
-      case PrintfCoded::stack: values.push_back(stack_code(k)); break;
-      case PrintfCoded::ustack_code: values.push_back(stack_code(k->kids[0])); break;
-      default: values.push_back(user_symbol_address(k)); break;  // the text, for ustack_text
-    }
+    values.push_back(coded_value(k, coded.back()));
   }
   submit_record(STAP_REC_PRINTF, b_.getInt32(uint32_t(n->a)), args, values, dumps, &coded);
 }

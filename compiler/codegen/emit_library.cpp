@@ -206,11 +206,14 @@ Value* ProgramEmitter::ctime_value(const ir::Node* n) {
   return out;
 }
 
-// A record whose payload is one string (warn, log).
-void ProgramEmitter::message_record(uint32_t kind, Value* msg) {
+// A record whose payload is one string (warn, log): a string slot as a
+// printf argument's, coded when it is a name the runtime makes.
+void ProgramEmitter::message_record(uint32_t kind, Value* msg, PrintfCoded how) {
   BasicBlock* done = nullptr;
   Value* rec = begin_record(int64_t(sizeof(stap_record)) + ms_.maxlen, kind, b_.getInt32(0), done);
-  copy_string(byte_ptr(rec, int64_t(sizeof(stap_record))), msg, ms_.maxlen);
+  Value* slot = byte_ptr(rec, int64_t(sizeof(stap_record)));
+  if (how == PrintfCoded::none) copy_string(slot, msg, ms_.maxlen);
+  else store_coded_slot(slot, how, msg, sizeof(stap_record) % 8 == 0);
   finish_record(rec, done, /*urgent=*/kind == STAP_REC_WARN);
 }
 
@@ -267,10 +270,9 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, runtime_pid)));
   // No cycle counter instruction in BPF: the monotonic clock in ns stands in.
   if (name == "get_cycles") return helper(kKtimeGetNs, m_.i64, {});
-  // symname(addr()): a tracepoint has no registers, so addr() is 0.
-  if (name == "probefunc") return rodata_ptr(ms_.literal("0x0"));
   if (name == "warn" || name == "log") {
-    message_record(name == "warn" ? STAP_REC_WARN : STAP_REC_LOG, arg(0));
+    PrintfCoded how = printf_coding(n->kids.at(0));
+    message_record(name == "warn" ? STAP_REC_WARN : STAP_REC_LOG, coded_value(n->kids.at(0), how), how);
     return nullptr;
   }
   if (name == "abort") {

@@ -98,6 +98,9 @@ class ProgramEmitter {
   void emit_kfunc(const std::string& name, const std::string& section, KfuncVariant variant);
 
  private:
+  // How a printf/log/warn argument travels (emit_builtins.cpp): its value,
+  // or a stack code, address or text the runtime names.
+  enum class PrintfCoded { none, stack, usymname, usymdata, ustack_code, ustack_text };
   struct Frame {
     std::vector<llvm::Value*> slots;  // alloca (long) or scratch pointer (string)
     std::vector<ir::Type> types;
@@ -200,7 +203,7 @@ class ProgramEmitter {
   llvm::Value* library_builtin(const ir::Node* n);
   llvm::Value* table_entry(const std::vector<std::string>& names, llvm::Value* index);
   llvm::Value* number_reader(const ir::Node* n);
-  void message_record(uint32_t kind, llvm::Value* msg);
+  void message_record(uint32_t kind, llvm::Value* msg, PrintfCoded how = PrintfCoded::none);
   llvm::Value* string_library(const ir::Node* n);  // bpf_runtime/strings.c
   llvm::Value* ctime_value(const ir::Node* n);      // bpf_runtime/time.c
   llvm::Value* string_warn_reader(const ir::Node* n);
@@ -218,9 +221,9 @@ class ProgramEmitter {
   void finish_record(llvm::Value* rec, llvm::BasicBlock* done, bool urgent = false);
   // dumps[i] > 0: after argument i (an address), that many bytes read
   // there (%m/%M; negative: from user memory).
-  enum class PrintfCoded { none, stack, usymname, usymdata, ustack_code, ustack_text };
   PrintfCoded printf_coding(const ir::Node* k) const;
   llvm::Value* user_symbol_address(const ir::Node* k);
+  llvm::Value* coded_value(const ir::Node* k, PrintfCoded how);
   void store_coded_slot(llvm::Value* slot, PrintfCoded how, llvm::Value* value, bool aligned);
   void submit_record(uint32_t kind, llvm::Value* id, const std::vector<const ir::Node*>& args,
                      const std::vector<llvm::Value*>& values,
