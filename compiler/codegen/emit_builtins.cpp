@@ -216,6 +216,18 @@ void ProgramEmitter::raise_fault(uint32_t loc, const std::string& what, Value* a
   raise_number(loc, what + " copy fault at 0x%llx [man error::fault]", addr);
 }
 
+// When `failed`, an error whose message is fmt of one number; the code
+// after it runs otherwise.
+void ProgramEmitter::raise_number_if(Value* failed, uint32_t loc, const std::string& fmt,
+                                     Value* number) {
+  BasicBlock* error = block("error_number");
+  BasicBlock* ok = block("no_error");
+  b_.CreateCondBr(failed, error, ok);
+  b_.SetInsertPoint(error);
+  raise_number(loc, fmt, number);
+  b_.SetInsertPoint(ok);
+}
+
 // An error whose message is fmt (bpf_snprintf's) of one number.
 void ProgramEmitter::raise_number(uint32_t loc, const std::string& fmt, Value* number) {
   Value* msg = string_temp();

@@ -126,12 +126,8 @@ Value* ProgramEmitter::stack_frame_value(const ir::Node* n) {
   } else {
     address = user_frame(level);
   }
-  BasicBlock* end = block("stack_end");
-  BasicBlock* done = block("stack_frame");
-  b_.CreateCondBr(b_.CreateICmpEQ(address, i64c(0)), end, done);
-  b_.SetInsertPoint(end);
-  raise_number(n->loc, "reached end of stack before unwinding to level %lld", level);
-  b_.SetInsertPoint(done);
+  raise_number_if(b_.CreateICmpEQ(address, i64c(0)), n->loc,
+                  "reached end of stack before unwinding to level %lld", level);
   return address;
 }
 

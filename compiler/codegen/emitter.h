@@ -121,6 +121,8 @@ class ProgramEmitter {
   void raise(uint32_t loc, llvm::Value* msg, bool catchable = true);
   void raise_fault(uint32_t loc, const std::string& what, llvm::Value* addr);
   void raise_number(uint32_t loc, const std::string& fmt, llvm::Value* number);
+  void raise_number_if(llvm::Value* failed, uint32_t loc, const std::string& fmt,
+                       llvm::Value* number);
   void raise_literal(uint32_t loc, const std::string& msg, bool catchable = true);
   void emit_error_block();
   void after_terminator();
