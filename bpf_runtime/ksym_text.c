@@ -99,18 +99,24 @@ static long stp_glue_step(__u32 index, void *ctx)
 /* This context's kernel stack into w->frames (depth <= STP_KSYM_FRAMES
  * words, zeros after the last frame and in the room behind), w->n its
  * frames, w->first the first one past the glue (0 when every frame is
- * glue: better our frames than nothing, as the runtime prints them). */
-STP_INLINE void stp_kstack_capture(void *ctx, struct stp_ksym_work *w, long depth, void *glue)
+ * glue: better our frames than nothing, as the runtime prints them); at
+ * most `keep` frames from there. */
+STP_INLINE void stp_kstack_capture(void *ctx, struct stp_ksym_work *w, long depth, long keep,
+				   void *glue)
 {
 	long size = bpf_get_stack(ctx, w->frames, depth * 8, 0);
+	/* The helper zeroes up to depth; a text past the glue reads up to
+	 * STP_GLUE_LEAD words further. */
 	for (int i = 0; i <= STP_GLUE_LEAD; i++)
-		w->frames[STP_KSYM_FRAMES + i] = 0;
+		w->frames[depth + i] = 0;
 	w->n = size > 0 ? size / 8 : 0;
 	w->first = 0;
 	struct stp_ksym_ctx x = {w, glue, 0, 0, 0, 0, 0};
 	bpf_loop(STP_GLUE_LEAD, stp_glue_step, &x, 0);
 	if (w->first >= w->n)
 		w->first = 0;
+	if (w->n > w->first + keep)
+		w->n = w->first + keep;
 }
 
 /* stack(n): the address n frames past the glue, 0 past the last. */

@@ -265,7 +265,16 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
 ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) const {
   constexpr int64_t kSymbolSlot = STAP_CODED_STRING_MARK_SIZE + 24;
   if (k->type != ir::Type::string || ms_.maxlen < kSymbolSlot) return PrintfCoded::none;
-  if (ir::is_stack_key(*k)) return PrintfCoded::stack;
+  if (ir::is_stack_key(*k)) {
+    // The kernel makes these texts itself (emit_stack_text.cpp), taking
+    // MAXBACKTRACE frames past our own; a code's stack holds our own
+    // frames within MAXBACKTRACE.  The rest are names only user space has.
+    const std::string& f = k->s;
+    bool kernel_text = f == "backtrace" || f == "callers" || f == "ubacktrace" ||
+                       f == "ucallers" || f == "sprint_backtrace" || f == "symname" ||
+                       (f == "probefunc" && probe_.kind != ir::ProbeKind::perf);
+    return kernel_text ? PrintfCoded::none : PrintfCoded::stack;
+  }
   if (k->op == ir::Op::builtin && k->kids.size() == 1) {
     if (k->s == "usymname") return PrintfCoded::usymname;
     if (k->s == "usymdata") return PrintfCoded::usymdata;

@@ -59,11 +59,14 @@ Value* ProgramEmitter::ksym_work(Value*& mask) {
 // sprint_stack's line start, " 0x... : " (an address as 0x%lx).
 Value* ProgramEmitter::stack_line_prefix() { return rodata_ptr(ms_.literal(" 0x%lx : ", false)); }
 
-// The kernel stack of this context into the work slot, the glue skipped.
+// The kernel stack of this context into the work slot, the glue skipped:
+// `depth` frames past it (the glue's own frames are taken on top, up to
+// the slot's STP_KSYM_FRAMES).
 void ProgramEmitter::capture_kernel_frames(Value* work, int64_t depth) {
   depth = std::min<int64_t>(depth, STP_KSYM_FRAMES);
+  int64_t taken = std::min<int64_t>(depth + STP_GLUE_LEAD, STP_KSYM_FRAMES);
   runtime_call("stp_kstack_capture", Type::getVoidTy(m_.module().getContext()),
-               {ctx_, work, i64c(depth), stack_glue_map()});
+               {ctx_, work, i64c(taken), i64c(depth), stack_glue_map()});
 }
 
 // Null for a builtin that is not a stack text.

@@ -56,6 +56,12 @@ grep -qxF "stack ${first#0x} ${second#0x} probemod [kernel]" $CASE_TMP/out &&
 grep -qxF "caught [reached end of stack before unwinding to level 100]" $CASE_TMP/out &&
   echo "stack(n) past the last frame: stap's error"
 
+# MAXBACKTRACE counts frames past our own: 2 of the traced code's.
+$STAP -D MAXBACKTRACE=2 -e 'probe kernel.trace("syscalls:sys_enter_getpid") {
+  if (execname() == "getpid_loop") { printf("two %s\n", backtrace()); exit() }
+}' -c "$LIVE/getpid_loop 3" > $CASE_TMP/two 2>&1
+grep -qxF "two $first $second " $CASE_TMP/two && echo "MAXBACKTRACE=2: two frames of the traced code"
+
 # A module's function (where modules are loaded: the test guest): the
 # kernel's "[module]" text is the runtime's too.  Prints only on a mismatch.
 mod=$(awk '$2 ~ /^[tT]$/ && $4 ~ /^\[[a-z0-9_]+\]$/ && $4 != "[bpf]" && $4 !~ /^\[__builtin/ { print $1; exit }' /proc/kallsyms)
