@@ -29,6 +29,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "digits.h"
 #include "ksym_text.h"
 #include "stap_layout.h"
 
@@ -256,17 +257,11 @@ static long stp_parse_step(__u32 index, void *ctx)
 		w->hi = 0;
 		return c == 0;
 	}
-	long v = -1;
-	if (c >= '0' && c <= '9')
-		v = c - '0';
-	else if (c >= 'a' && c <= 'f')
-		v = c - 'a' + 10;
-	else if (c >= 'A' && c <= 'F')
-		v = c - 'A' + 10;
-	else if ((c == 'x' || c == 'X') && w->plus && w->lo == 0 && !w->hi)
+	long v = stp_digit((unsigned char)c);
+	if ((c == 'x' || c == 'X') && w->plus && w->lo == 0 && !w->hi)
 		return 0;  /* the 0x prefix */
 	w->plus = 1;
-	if (v < 0 || w->hi)
+	if (v >= 16 || w->hi)
 		w->hi = 1;  /* the rest of the word is not read */
 	else
 		w->lo = w->lo * 16 + v;

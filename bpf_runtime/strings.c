@@ -12,6 +12,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include "digits.h"
+
 #define STP_INLINE __attribute__((always_inline))
 
 struct stp_str_work {
@@ -147,13 +149,7 @@ static long stp_strtol_step(__u32 index, void *ctx)
 	struct stp_str_work *w = x->w;
 	long pos = w->pos;
 	unsigned long c = (unsigned char)STP_AREA(x, 0)[pos & x->mask];
-	long digit = 99;
-	if (c >= '0' && c <= '9')
-		digit = c - '0';
-	else if (c >= 'a' && c <= 'z')
-		digit = c - 'a' + 10;
-	else if (c >= 'A' && c <= 'Z')
-		digit = c - 'A' + 10;
+	long digit = stp_digit(c);
 	if (pos >= w->n || digit >= w->base)
 		return 1;
 	w->value = (long)((unsigned long)w->value * (unsigned long)w->base + (unsigned long)digit);

@@ -21,8 +21,6 @@ constexpr size_t kRoomForPrograms = 4096;
 // ksym_text.c searches at most 2^17 entries.
 constexpr size_t kMaxRanges = (size_t{1} << 17) - 2;
 
-bool is_code(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
-
 bpf_map* glue_map(bpf_object* obj) {
   return obj ? bpf_object__find_map_by_name(obj, STAP_STACK_GLUE_MAP) : nullptr;
 }
@@ -37,7 +35,7 @@ std::vector<stap_glue_range> read_stack_glue() {
   const std::vector<kernel::Symbol>& all = symbols.symbols();
   for (size_t i = 0; i < all.size(); ++i) {
     const kernel::Symbol& s = all[i];
-    if (s.address == 0 || !is_code(s.type)) continue;
+    if (s.address == 0 || !s.is_code()) continue;
     if (s.module != "bpf" && !StackSymbols::bpf_dispatch_frame(s.name)) continue;
     // The last symbol of a module has no size: up to the next symbol.
     uint64_t end = s.size ? s.address + s.size

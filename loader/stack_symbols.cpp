@@ -24,9 +24,6 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// kallsyms' letters for code ('w'/'W': weak code).
-bool is_code(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
-
 StackSymbols* session_symbols = nullptr;
 
 }  // namespace
@@ -152,7 +149,7 @@ NamedAddress StackSymbols::name(uint64_t address, bool user, uint32_t tgid, bool
   // next symbol: the per-CPU ones sit near 0, so a cut or stray address
   // (an idle CPU's deep stack cut at MAXSTRINGLEN, "0xffffffff810") read
   // as __per_cpu_end+0xffffffca810/0xffffffff80fcb000 (the 6.1 guest).
-  if (s && (!frame || is_code(s->type))) {
+  if (s && (!frame || s->is_code())) {
     out.name = s->name;
     out.offset = offset;
     out.size = s->size;

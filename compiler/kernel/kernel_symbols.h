@@ -17,6 +17,8 @@ struct Symbol {
   std::string module;  // "" for vmlinux, "bpf" for BPF programs, else the module
   char type = 0;       // kallsyms' type letter: 't', 'T', 'd', 'b', ...
   uint64_t size = 0;   // to the next symbol of the same module (0 for the last)
+  // Code (text, or weak), not data.
+  bool is_code() const { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
 };
 
 class KernelSymbols {

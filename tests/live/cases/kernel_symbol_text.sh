@@ -101,12 +101,13 @@ grep -qE '^profile \[burn_(leaf_a|leaf_b|outer|other|touch)\] ' $CASE_TMP/out2 &
 grep '^profile ' $CASE_TMP/out2 | awk '{ if ($3 != "[0x" $4 "]") bad++ } END { exit bad || !NR }' &&
   echo "symname(addr()) of a user-mode sample: its hex"
 
-# A value that needs user-space names is refused where it is written.
-$STAP -p4 -e 'probe timer.profile { x = probefunc(); if (strlen(x) > 3) exit() }' > /dev/null 2> $CASE_TMP/err3
+# A value that needs user-space names is refused where it is written
+# (-p4 leaves its object in the working directory: the case's own).
+(cd $CASE_TMP && $STAP -p4 -e 'probe timer.profile { x = probefunc(); if (strlen(x) > 3) exit() }') > /dev/null 2> $CASE_TMP/err3
 echo "perf value: status $?"
 grep -q "probefunc() as a value in a perf or timer.profile probe.*<input>:1:27" $CASE_TMP/err3 &&
   echo "perf value: said why, and where"
-$STAP -p4 -e 'probe timer.profile { x = usymdata(uaddr()); if (strlen(x) > 3) exit() }' > /dev/null 2> $CASE_TMP/err4
+(cd $CASE_TMP && $STAP -p4 -e 'probe timer.profile { x = usymdata(uaddr()); if (strlen(x) > 3) exit() }') > /dev/null 2> $CASE_TMP/err4
 echo "usymdata value: status $?"
 grep -q "usymdata() as a value in kernel context: user-space names are the runtime's.*<input>:1:27" $CASE_TMP/err4 &&
   echo "usymdata value: said why, and where"
