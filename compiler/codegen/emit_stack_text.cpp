@@ -34,9 +34,6 @@ namespace {
 // The callers(n) counts a stack code's form holds (ir/key_codes.h): past
 // them the runtime decodes callers(n) as backtrace(); so does this.
 constexpr int64_t kMaxCallersForm = 29;
-// The frames a kernel text takes at most (ksym_text.h); probefunc() needs
-// the first past the glue only.
-constexpr int64_t kProbefuncFrames = STP_GLUE_LEAD + 1;
 }  // namespace
 
 // The loader's list of glue addresses (stap_layout.h): one placeholder
@@ -56,8 +53,14 @@ Value* ProgramEmitter::ksym_work(Value*& mask) {
   return scratch_slot(uint32_t(sizeof(stp_ksym_work) + p + 32));
 }
 
-// sprint_stack's line start, " 0x... : " (an address as 0x%lx).
-Value* ProgramEmitter::stack_line_prefix() { return rodata_ptr(ms_.literal(" 0x%lx : ", false)); }
+// The text of the work slot's frames in a form of ksym_text.c: "%ps"
+// names, "%pS [kernel]" the rest; FULL lines start " 0x... : ".
+Value* ProgramEmitter::kernel_symbol_text(Value* work, Value* mask, int64_t form) {
+  const char* fmt = form == STP_KSYM_NAME ? "%ps" : "%pS [kernel]";
+  return runtime_call("stp_ksym_text", m_.ptr,
+                      {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false)),
+                       rodata_ptr(ms_.literal(" 0x%lx : ", false))});
+}
 
 // The kernel stack of this context into the work slot, the glue skipped:
 // `depth` frames past it (the glue's own frames are taken on top, up to
@@ -147,9 +150,7 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
     Value* work = ksym_work(mask);
     runtime_call("stp_ksym_parse", Type::getVoidTy(m_.module().getContext()),
                  {work, text, i64c(ms_.maxlen), mask});
-    return runtime_call("stp_ksym_text", m_.ptr,
-                        {work, i64c(STP_KSYM_FULL), i64c(ms_.maxlen), mask,
-                         rodata_ptr(ms_.literal("%pS [kernel]", false)), stack_line_prefix()});
+    return kernel_symbol_text(work, mask, STP_KSYM_FULL);
   }
   if (f != "symname" && f != "symdata" && f != "sprint_backtrace" && f != "probefunc") return nullptr;
   bool perf = probe_.kind == ir::ProbeKind::perf;
@@ -163,13 +164,12 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   Value* work = ksym_work(mask);
   Type* void_ty = Type::getVoidTy(m_.module().getContext());
   if (f == "sprint_backtrace") capture_kernel_frames(work, ms_.ir.limits.maxbacktrace);
-  else if (first_frame) capture_kernel_frames(work, kProbefuncFrames);
+  else if (first_frame) capture_kernel_frames(work, 1);
   else runtime_call("stp_ksym_address", void_ty, {work, address});
-  int64_t form = f == "sprint_backtrace" ? STP_KSYM_LINES : f == "symdata" ? STP_KSYM_DATA : STP_KSYM_NAME;
-  const char* fmt = form == STP_KSYM_NAME ? "%ps" : "%pS [kernel]";
-  return runtime_call("stp_ksym_text", m_.ptr,
-                      {work, i64c(form), i64c(ms_.maxlen), mask, rodata_ptr(ms_.literal(fmt, false)),
-                       stack_line_prefix()});
+  return kernel_symbol_text(work, mask,
+                            f == "sprint_backtrace" ? STP_KSYM_LINES
+                            : f == "symdata"        ? STP_KSYM_DATA
+                                                    : STP_KSYM_NAME);
 }
 
 // probemod() where the point names no module (kernel.function and
@@ -185,11 +185,9 @@ Value* ProgramEmitter::probe_module_value(const ir::Node* n) {
     Value* kernel_ip = b_.CreateSelect(user_mode_value(), i64c(0), sample_ip());
     runtime_call("stp_ksym_address", void_ty, {work, kernel_ip});
   } else {
-    capture_kernel_frames(work, kProbefuncFrames);
+    capture_kernel_frames(work, 1);
   }
-  Value* text = runtime_call("stp_ksym_text", m_.ptr,
-                             {work, i64c(STP_KSYM_MODULE), i64c(ms_.maxlen), mask,
-                              rodata_ptr(ms_.literal("%pS [kernel]", false)), stack_line_prefix()});
+  Value* text = kernel_symbol_text(work, mask, STP_KSYM_MODULE);
   BasicBlock* unknown = block("probemod_unknown");
   BasicBlock* known = block("probemod_known");
   b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(m_.i8, text), b_.getInt8(0)), unknown, known);

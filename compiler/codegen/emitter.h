@@ -161,7 +161,7 @@ class ProgramEmitter {
   llvm::Value* kernel_symbol_value(const ir::Node* n);
   llvm::Value* stack_frame_value(const ir::Node* n);
   llvm::Value* probe_module_value(const ir::Node* n);
-  llvm::Value* stack_line_prefix();
+  llvm::Value* kernel_symbol_text(llvm::Value* work, llvm::Value* mask, int64_t form);
   llvm::Value* user_frame(llvm::Value* level);
   llvm::Value* stack_glue_map();
   llvm::Value* ksym_work(llvm::Value*& mask);
