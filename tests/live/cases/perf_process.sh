@@ -25,8 +25,6 @@
 # "interrupt took too long": no throttling, no 6.1 difference.  So the
 # neighbour and the burner share CPU 0 (taskset) everywhere: a per-CPU
 # event would count the neighbour, and the other vCPU stays idle.
-# (The deadline directive must lead the file: run_live.sh reads only the
-# leading #! lines, and this case once had it below its comment, so 30 s.)
 burn=$LIVE/burn_cpu
 status=0
 if [ -n "${STAP_GUEST:-}" ]; then period_us=10000 burn_s=4; else period_us=100 burn_s=2; fi
