@@ -1,6 +1,7 @@
 #include "base/diagnostics.h"
 
 #include <ostream>
+#include <sstream>
 
 namespace stap {
 
@@ -20,11 +21,13 @@ void Diagnostics::report(Diagnostic d) {
     }
   }
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) d.chain.push_back(*it);
-  // The same message at the same place is said once (recovery and
-  // re-elaboration can meet one fault twice).
+  // The same message at the same place is said once: recovery and
+  // re-elaboration can meet one fault twice, and a fault in a macro body
+  // is met again at every use of the macro (at every level of a macro
+  // that uses itself), with only the expansion chain differing.
   std::string key = d.category + '\0' + d.message + '\0' + d.token + '\0' +
                     std::to_string(d.loc.file) + ':' + std::to_string(d.loc.line) + ':' +
-                    std::to_string(d.loc.column) + ':' + std::to_string(d.loc.expansion);
+                    std::to_string(d.loc.column);
   if (d.counted && !seen_.insert(std::move(key)).second) return;
   if (d.counted) {
     if (d.severity == Severity::error) ++errors_; else ++warnings_;
@@ -141,7 +144,12 @@ void Diagnostics::render(const Diagnostic& d, std::ostream& out) const {
 }
 
 void Diagnostics::flush(std::ostream& out) {
-  for (; flushed_ < list_.size(); ++flushed_) render(list_[flushed_], out);
+  // Rendered into one buffer and written at once: std::cerr is unbuffered,
+  // and a write per fragment made a long report cost seconds of syscalls.
+  std::ostringstream text;
+  for (; flushed_ < list_.size(); ++flushed_) render(list_[flushed_], text);
+  out << text.str();
+  out.flush();
 }
 
 }  // namespace stap

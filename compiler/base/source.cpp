@@ -19,8 +19,15 @@ const std::string& SourceManager::name(FileId id) const {
   return id < files_.size() ? files_[id]->name : unknown;
 }
 
-uint32_t SourceManager::add_expansion(std::string what, SourceLoc where) {
-  expansions_.push_back({std::move(what), where});
+std::string_view SourceManager::intern(std::string_view text) {
+  const std::string& kept = *expansion_texts_.emplace(text).first;
+  interned_.insert(kept.data());
+  return kept;
+}
+
+uint32_t SourceManager::add_expansion(std::string_view what, SourceLoc where) {
+  if (!interned_.count(what.data())) what = intern(what);
+  expansions_.push_back({what, where});
   return static_cast<uint32_t>(expansions_.size());
 }
 

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,17 +56,22 @@ class SourceManager {
   size_t size() const { return files_.size(); }
 
   // Records "<what> at <where>" (e.g. "in expansion of macro '@foo'"),
-  // nested inside where.expansion; returns its id (never 0).
+  // nested inside where.expansion; returns its id (never 0).  Every use
+  // of a macro is one, so the texts, which repeat, are kept once each:
+  // `what` is copied unless it is a view that intern() returned.
   struct Expansion {
-    std::string what;
+    std::string_view what;
     SourceLoc where;
   };
-  uint32_t add_expansion(std::string what, SourceLoc where);
+  uint32_t add_expansion(std::string_view what, SourceLoc where);
+  std::string_view intern(std::string_view text);
   const Expansion& expansion(uint32_t id) const { return expansions_.at(id - 1); }
 
  private:
   std::vector<std::unique_ptr<SourceFile>> files_;
-  std::vector<Expansion> expansions_;
+  std::deque<Expansion> expansions_;  // a million for a large macro stress: no copying as it grows
+  std::unordered_set<std::string> expansion_texts_;  // node-based: views stay valid
+  std::unordered_set<const char*> interned_;         // their data()
 };
 
 }  // namespace stap

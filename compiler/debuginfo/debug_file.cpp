@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <vector>
 
 namespace stap::debuginfo {
@@ -56,27 +57,34 @@ std::string find_debug_file(const ElfFile& binary, std::string& why, const std::
 
 // The package owning `path` per dpkg (Debian merged /usr: dpkg may know
 // the file as /lib/... or /bin/... while the canonical path is /usr/...).
+// Both spellings go to one dpkg-query, which reads the whole database.
 static std::string owning_package(const std::string& path) {
-  std::vector<std::string> candidates{path};
-  if (path.starts_with("/usr/")) candidates.push_back(path.substr(4));
-  else candidates.push_back("/usr" + path);
-  for (const auto& candidate : candidates) {
-    if (candidate.find('\'') != std::string::npos) continue;
-    std::string command = "dpkg-query -S '" + candidate + "' 2>/dev/null";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) continue;
-    char line[512];
-    std::string first = fgets(line, sizeof line, pipe) ? line : "";
-    pclose(pipe);
+  std::string other = path.starts_with("/usr/") ? path.substr(4) : "/usr" + path;
+  if (path.find('\'') != std::string::npos || other.find('\'') != std::string::npos) return "";
+  std::string command = "dpkg-query -S '" + path + "' '" + other + "' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return "";
+  std::string package;
+  char line[512];
+  while (package.empty() && fgets(line, sizeof line, pipe)) {
     // "coreutils: /bin/ls" or "libc6:amd64: /lib/x86_64-linux-gnu/libc.so.6"
-    auto colon = first.find(':');
-    if (colon != std::string::npos && first.find(',') > colon) return first.substr(0, colon);
+    std::string text = line;
+    auto colon = text.find(':');
+    if (colon != std::string::npos && text.find(',') > colon) package = text.substr(0, colon);
   }
-  return "";
+  while (fgets(line, sizeof line, pipe)) {
+  }
+  pclose(pipe);
+  return package;
 }
 
 std::string debuginfo_package(const std::string& binary_path) {
-  std::string package = owning_package(binary_path);
+  // dpkg-query reads the whole package database (about 0.1 s); a script
+  // naming one binary in many probes asks once.
+  static std::map<std::string, std::string> owners;
+  auto known = owners.find(binary_path);
+  if (known == owners.end()) known = owners.emplace(binary_path, owning_package(binary_path)).first;
+  const std::string& package = known->second;
   if (package.empty()) return "";
   if (package == "libc6" || package == "libc-bin") return "libc6-dbg";
   return package + "-dbgsym";

@@ -87,10 +87,12 @@ ast::Expr* Parser::parse_binary(int min_prec) {
   } else {
     left = parse_unary();
   }
+  ChainNest chain(*this);
   for (;;) {
     const Token& op = peek();
     int prec = binary_prec(op);
     if (prec < min_prec || prec > max_prec) return left;
+    chain.add();
     advance();
     if (prec == kInPrec) {
       const Token& name = peek();

@@ -156,6 +156,12 @@ Parser::Nest::Nest(Parser& p) : p_(p) {
   }
 }
 
+void Parser::ChainNest::add() {
+  Nest level(p_);  // checks the limit
+  ++p_.depth_;     // and keeps the level past this scope
+  ++levels_;
+}
+
 // After an error: skip to the next declaration keyword or embedded code,
 // as stap does (the rest of a bad probe or function is not looked at).
 void Parser::skip_to_top_level(size_t decl_start) {

@@ -94,6 +94,22 @@ class Parser {
    private:
     Parser& p_;
   };
+  // A left-associative chain (a + b + c ...) is parsed in a loop but
+  // nests its tree one level per operator; each counts as a level, so the
+  // passes after this one, which recurse over the tree, never meet more
+  // than kMaxNesting.
+  class ChainNest {
+   public:
+    explicit ChainNest(Parser& p) : p_(p) {}
+    ~ChainNest() { p_.depth_ -= levels_; }
+    ChainNest(const ChainNest&) = delete;
+    ChainNest& operator=(const ChainNest&) = delete;
+    void add();  // one more level; throws past kMaxNesting
+
+   private:
+    Parser& p_;
+    int levels_ = 0;
+  };
 
   // ---- declarations (parser.cpp)
   void parse_declaration(ast::File& file);

@@ -178,6 +178,7 @@ std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
       note_emitted(*t);
       out.push_back(std::move(*t));
     } catch (const Abort& abort) {
+      if (abort.discard_from) discard_output(out, *abort.discard_from);
       note_positions();
       Token junk{TokenKind::junk, "", abort.loc};
       note_emitted(junk);
@@ -192,6 +193,18 @@ std::vector<Token> Preprocessor::run(std::vector<Token> tokens) {
   if (library_file_ && diags_.error_count() == errors_before) commit_library_macros();
   if (library_file_) macros_.begin_file();
   return out;
+}
+
+// Drops out[from...]; what was noted at a dropped position moves to
+// `from`, and a dropped junk token's diagnostic is never said.
+void Preprocessor::discard_output(std::vector<Token>& out, size_t from) {
+  if (from >= out.size()) return;
+  out.resize(from);
+  out_size_ = from;
+  if (!order_) return;
+  for (size_t& p : order_->position)
+    if (p != StreamOrder::kUnsaid && p > from) p = from;
+  order_->junk.erase(order_->junk.lower_bound(from), order_->junk.end());
 }
 
 // ------------------------------------------------------------ conditionals

@@ -12,6 +12,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "parse/preprocessor.h"
@@ -23,6 +25,9 @@ namespace stap::pp {
 // resumes after a preprocessor exception.
 struct Abort {
   SourceLoc loc;
+  // Set when the whole expansion of a macro use is abandoned: the output
+  // from this index on (what the use gave before the error) is dropped.
+  std::optional<size_t> discard_from;
 };
 
 // A macro parameter's actual text, expanded where @param is used, in the
@@ -75,6 +80,7 @@ class Preprocessor {
   };
   std::optional<Token> next_output();
   std::optional<Token> skip_branch();
+  void discard_output(std::vector<Token>& out, size_t from);
   bool eval_condition(const Token& open);
   bool eval_test(const Token& l, const Token& op, const Token& r);
   bool eval_config(const Token& l, const Token& op, const Token& r);
@@ -112,6 +118,10 @@ class Preprocessor {
   Token eof_;
   bool library_file_ = false;
   std::vector<Activation> stack_;
+  size_t expanded_tokens_ = 0;  // taken from macro bodies in this file
+  size_t expansion_start_ = 0;  // output index where the outermost use began
+  // "\tin expansion of macro: operator '@name'" per @name, interned.
+  std::unordered_map<std::string, std::string_view> expansion_texts_;
   std::vector<Conditional> conditionals_;
   std::map<size_t, ArgText> args_;
 

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -122,26 +121,14 @@ TEST_CASE("kernel_symbols: match_functions excludes clones and blocklisted names
   CHECK(ks.match_functions("vfs_read", "*") == std::vector<std::string>{"vfs_read"});
 }
 
-TEST_CASE("kernel_symbols: loads the host's kallsyms quickly", "[kernel_symbols]") {
-  // CPU time (the kernel's formatting of the file included), which a
-  // loaded machine changes much less than wall time: ~35 ms of it is the
-  // kernel's, ~13 ms the parse, for ~120k lines.
-  auto cpu_ms = [] {
-    timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-  };
-  if (const char* g = getenv("STAP_GUEST"); g && std::string(g) == "1") {
-    WARN("in the emulated test guest: load time not measured");
-    return;
-  }
+TEST_CASE("kernel_symbols: loads the host's kallsyms", "[kernel_symbols]") {
+  // How long it takes is a figure of tests/bench/bench_frontend, not a
+  // limit here.
   KernelSymbols ks;
   std::string why;
-  double t0 = cpu_ms();
   REQUIRE(ks.load(why));
-  double ms = cpu_ms() - t0;
-  INFO("kallsyms load: " << ms << " ms of CPU");
-  CHECK(ms < 100);
+  CHECK(ks.symbols().size() > 10000);
+  CHECK(ks.function("vfs_read").has_value());
 }
 
 TEST_CASE("kernel_symbols: modules, sizes per module, duplicates", "[kernel_symbols]") {

@@ -112,6 +112,23 @@ TEST_CASE("parser: deep nesting is an error, not a crash", "[parser]") {
   CHECK(Parsed(ok + " }").diags.error_count() == 0);
 }
 
+TEST_CASE("parser: a long operator chain nests like parentheses", "[parser]") {
+  // 1 + 1 + ... is parsed in a loop but is a tree one level deeper per
+  // operator, which later passes walk recursively: 100,000 of them
+  // crashed -p2 with a stack overflow.
+  for (const char* op : {"+", ".", "&&", "<<", "*"}) {
+    std::string text = "probe begin { x = 1";
+    for (int i = 0; i < 100000; ++i) text += std::string(op) + "1";
+    Parsed p(text + " }");
+    INFO(op);
+    CHECK(p.diags.error_count() == 1);
+    CHECK(p.errors().find("too many nested levels (the limit is 1000)") != std::string::npos);
+  }
+  std::string ok = "probe begin { x = 1";
+  for (int i = 0; i < 900; ++i) ok += "+1";
+  CHECK(Parsed(ok + " }").diags.error_count() == 0);
+}
+
 TEST_CASE("parser: no crash and no hang on truncated scripts", "[parser]") {
   const std::string script =
       "global a[10], s = \"x\"\n"

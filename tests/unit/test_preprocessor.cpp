@@ -454,6 +454,45 @@ TEST_CASE("pp: a recursive macro is stopped once", "[preprocessor]") {
         "                                     ^\n\n");
 }
 
+TEST_CASE("pp: an error in a macro body is said once, at its first use", "[preprocessor]") {
+  // The same fault reached through another use, or through every level of
+  // a macro using itself, differs only in its expansion chain.
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  Session twice;
+  twice.texts("@define bad %( %( y %) %)\n@bad @bad");
+  CHECK(count(twice.rendered(), "at: identifier 'y' at <input>:1:19") == 1);
+  Session recursive;
+  recursive.texts("@define r %( %( y %) @r %)\n@r");
+  std::string text = recursive.rendered();
+  CHECK(count(text, "at: identifier 'y' at <input>:1:17") == 1);
+  CHECK(count(text, "nested more than 200 deep") == 1);
+}
+
+TEST_CASE("pp: macro expansion has a size limit", "[preprocessor]") {
+  // Each macro uses the one before twice: @m30 would be 2^30 copies.
+  // (@m30 alone takes the limit's tokens; the second use fails at once.)
+  std::string text = "@define m0 %( x %)\n";
+  for (int i = 1; i <= 30; ++i)
+    text += "@define m" + std::to_string(i) + " %( @m" + std::to_string(i - 1) + " @m" +
+            std::to_string(i - 1) + " %)\n";
+  Session s;
+  std::string out = s.texts(text + "a @m30 b @m30 c");
+  CHECK(out == "a <junk> b <junk> c");  // what came before the limit is dropped too
+  CHECK(s.diags.error_count() == 2);
+  CHECK(s.rendered().find("parse error: macro expansion too large: the macros used here give "
+                          "more than 4000000 tokens in this file\n"
+                          "         at: operator '@m30' at <input>:32:3\n") == 0);
+  // Below the limit the whole expansion comes out.
+  Session fine;
+  std::vector<Token> tokens = fine.run(text + "@m16");
+  CHECK(fine.diags.error_count() == 0);
+  CHECK(tokens.size() == (1u << 16) + 1);  // and end_of_input
+}
+
 TEST_CASE("pp: a macro named like an @operator gets a warning", "[preprocessor]") {
   Session s;
   CHECK(s.texts("@define cast %( 1 %) x = @cast") == "x = 1");
