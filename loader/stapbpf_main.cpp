@@ -11,7 +11,7 @@
 #include <iterator>
 #include <string>
 
-#include "session_run.h"
+#include "loader/session/session_run.h"
 
 namespace {
 

@@ -117,110 +117,54 @@ bool uses_probe_name(const ir::Module& m, const ir::Node* n, int depth = 0) {
   return false;
 }
 
-// An earlier kernel probe whose program `p` can share (same body, same
-// locals, and no pp() telling them apart), or null.  A wildcard such as
+}  // namespace
+
+// Shared by kinds whose probes attach one program each to their own event
+// (tracepoints, syscall bodies): a wildcard such as
 // kernel.trace("syscalls:sys_enter_*") then makes one program attached to
 // ~350 tracepoints instead of 350 programs (553 ms of codegen, measured).
-const ir::Probe* shared_program(const ir::Module& m, size_t index) {
+const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
   const ir::Probe& p = m.probes[index];
   bool named = uses_probe_name(m, p.body);
+  auto direction = [](const ir::Probe& q) {
+    const auto* sc = q.as<ir::SyscallSpec>();
+    return sc && sc->is_exit();
+  };
   for (size_t j = 0; j < index; ++j) {
     const ir::Probe& q = m.probes[j];
-    bool same_side = q.event.starts_with("sys_exit") == p.event.starts_with("sys_exit");
-    if (q.program_name.empty() || q.kind != p.kind || !same_side || q.slots != p.slots ||
-        (named && q.pp != p.pp))
+    if (q.program_name.empty() || q.spec.index() != p.spec.index() ||
+        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp))
       continue;
     if (same_tree(m, q.body, p.body)) return &q;
   }
   return nullptr;
 }
 
-// Programs for the kernel-context probes; false with `error` set when one
-// uses what kernel context cannot run.
-// Syscall probes: each body a subprogram, then one raw sys_enter and one
-// raw sys_exit program calling them by the call's number.  Every syscall
-// probe of a direction then names that program; the loader attaches it once.
-bool emit_syscall_programs(ModuleState& ms, std::string& error) {
-  for (bool exit : {false, true}) {
-    std::vector<std::pair<int64_t, llvm::Function*>> bodies;
-    std::vector<ir::Probe*> probes;
-    for (ir::Probe& p : ms.ir.probes) {
-      if (p.context != ir::Context::kernel || p.kind != ir::ProbeKind::syscall ||
-          p.event.starts_with("sys_exit") != exit)
-        continue;
-      llvm::Function* body = ms.bpf.module().getFunction(p.program_name);
-      bodies.emplace_back(p.syscall_nr, body);
-      probes.push_back(&p);
-    }
-    // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
-    // runtime helpers included), and syscall.* has ~360 bodies: past
-    // kBodiesPerProgram distinct bodies the next dispatcher starts.  Each
-    // attaches to the same raw tracepoint, in order.  (Inlining the bodies
-    // instead makes one function too long for 16-bit jump offsets.)
-    constexpr size_t kBodiesPerProgram = 200;
-    size_t first = 0;
-    for (int part = 0; first < probes.size(); ++part) {
-      std::set<llvm::Function*> distinct;
-      size_t end = first;
-      while (end < probes.size() &&
-             (distinct.count(bodies[end].second) || distinct.size() < kBodiesPerProgram))
-        distinct.insert(bodies[end++].second);
-      std::string name = std::string(exit ? "syscall_exit" : "syscall_enter") +
-                         (part ? "_" + std::to_string(part) : "");
-      std::vector<std::pair<int64_t, llvm::Function*>> chunk(bodies.begin() + long(first),
-                                                             bodies.begin() + long(end));
-      try {
-        ProgramEmitter(ms, *probes[first]).emit_syscall_dispatch(name, exit, chunk);
-      } catch (const CodegenError& e) {
-        error = e.what();
-        return false;
-      }
-      for (size_t i = first; i < end; ++i) probes[i]->program_name = name;
-      first = end;
-    }
-  }
-  return true;
-}
+namespace {
 
+// The table of probe kinds: each kernel-context probe's programs, built by
+// its kind's emit function (emit_<kind>.cpp).  False with `error` set when
+// one uses what kernel context cannot run.
 bool emit_programs(ModuleState& ms, std::string& error) {
   for (ir::Probe& p : ms.ir.probes) p.program_name.clear();
   for (size_t i = 0; i < ms.ir.probes.size(); ++i) {
     ir::Probe& p = ms.ir.probes[i];
     if (p.context != ir::Context::kernel) continue;
-    if (p.kind == ir::ProbeKind::kfunc) {
-      if (!emit_kfunc_programs(ms, p, i, error)) return false;
-      continue;
-    }
-    if (p.kind == ir::ProbeKind::perf) {
-      if (!emit_perf_program(ms, p, i, error)) return false;
-      continue;
-    }
-    if (p.kind == ir::ProbeKind::uprobe) {
-      if (!emit_uprobe_program(ms, p, i, error)) return false;
-      continue;
-    }
-    if (p.kind != ir::ProbeKind::tracepoint && p.kind != ir::ProbeKind::syscall) {
-      error = std::string("no kernel-context code for ") + ir::probe_kind_name(p.kind) + " probes";
+    auto user_context = [&](const auto&) {
+      error = std::string("no kernel-context code for ") + p.kind_name() + " probes";
       return false;
-    }
-    // The loader attaches each probe's program by name to the probe's own
-    // tracepoint, whatever event the program's section names.  A syscall
-    // probe names its body here, its dispatching program below.
-    if (const ir::Probe* q = shared_program(ms.ir, i)) {
-      p.program_name = q->program_name;
-      continue;
-    }
-    bool syscall = p.kind == ir::ProbeKind::syscall;
-    std::string name = (syscall ? "syscall_body_" : "probe_") + std::to_string(i);
-    try {
-      ProgramEmitter(ms, p).emit(name, syscall ? "" : "tracepoint/" + p.system + "/" + p.event);
-    } catch (const CodegenError& e) {
-      error = std::string(e.what()) + " in probe " + p.pp;
-      return false;
-    }
-    p.program_name = name;
+    };
+    bool ok = ir::visit_spec(
+        p.spec, [&](const ir::SessionSpec& s) { return user_context(s); },
+        [&](const ir::TimerSpec& s) { return user_context(s); },
+        [&](const ir::TracepointSpec& tp) { return emit_tracepoint_program(ms, p, tp, i, error); },
+        [&](const ir::SyscallSpec& sc) { return emit_syscall_body(ms, p, sc, i, error); },
+        [&](const ir::KfuncSpec& k) { return emit_kfunc_programs(ms, p, k, i, error); },
+        [&](const ir::PerfSpec& perf) { return emit_perf_program(ms, p, perf, i, error); },
+        [&](const ir::UprobeSpec& u) { return emit_uprobe_program(ms, p, u, i, error); });
+    if (!ok) return false;
   }
-  return emit_syscall_programs(ms, error);
+  return emit_syscall_dispatchers(ms, error);
 }
 
 // Replaces the placeholders with the scratch map, sized now that every

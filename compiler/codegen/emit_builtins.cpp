@@ -272,7 +272,7 @@ ProgramEmitter::PrintfCoded ProgramEmitter::printf_coding(const ir::Node* k) con
     const std::string& f = k->s;
     bool kernel_text = f == "backtrace" || f == "callers" || f == "ubacktrace" ||
                        f == "ucallers" || f == "sprint_backtrace" || f == "symname" ||
-                       (f == "probefunc" && probe_.kind != ir::ProbeKind::perf);
+                       (f == "probefunc" && !context_.perf_sample);
     return kernel_text ? PrintfCoded::none : PrintfCoded::stack;
   }
   if (k->op == ir::Op::builtin && k->kids.size() == 1) {

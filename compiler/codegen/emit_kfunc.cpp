@@ -1,4 +1,4 @@
-// Kernel-function probes (ir::ProbeKind::kfunc): the program variants the
+// Kernel-function probes (ir::KfuncSpec): the program variants the
 // loader chooses from at run time (compiler/kernel/kfunc_support.h), and
 // the reads of their contexts.
 //
@@ -36,46 +36,40 @@ constexpr int64_t kArgRegs[6] = {112, 104, 96, 88, 72, 64};
 constexpr int64_t kMaxTrampolineArgs = 6;
 constexpr int kGetAttachCookie = 174;  // bpf_get_attach_cookie
 
-bool trampoline_possible(const ir::Probe& p) {
-  return p.functions.size() == 1 && p.arg_count >= 0 && p.arg_count <= kMaxTrampolineArgs;
+bool trampoline_possible(const ir::KfuncSpec& k) {
+  return k.functions.size() == 1 && k.arg_count >= 0 && k.arg_count <= kMaxTrampolineArgs;
 }
 
 }  // namespace
-
-void ProgramEmitter::emit_kfunc(const std::string& name, const std::string& section,
-                                KfuncVariant variant) {
-  kfunc_ = variant;
-  emit(name, section);
-}
 
 Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
   if (n->op == ir::Op::kread || n->op == ir::Op::uread) return memory_read(n, n->op == ir::Op::uread);
   if (n->op == ir::Op::reg) {
     // register(), returnval(), marks' and DWARF variables' registers.
-    if (kfunc_ != KfuncVariant::kprobe)
+    if (context_.registers != ProgramContext::Registers::pt_regs)
       unsupported(n, "the probed code's registers (register(), returnval()) outside a process "
                      "probe or a kernel.function probe attached with kprobes");
     return b_.CreateLoad(m_.i64, byte_ptr(ctx_, n->a));
   }
-  if (kfunc_ == KfuncVariant::none)
+  if (context_.registers == ProgramContext::Registers::none)
     unsupported(n, std::string("the IR operation ") + ir::op_name(n->op) +
                        " outside a kernel.function or process probe");
   if (n->op == ir::Op::fn_name) {
-    const std::vector<std::string>& names = n->b ? probe_.site_points : probe_.functions;
+    const std::vector<std::string>& names = *(n->b ? context_.site_points : context_.functions);
     if (names.size() == 1) return rodata_ptr(ms_.literal(names[0]));
     return table_entry(names, helper(kGetAttachCookie, m_.i64, {ctx_}));
   }
   Value* v;
-  bool trampoline = kfunc_ == KfuncVariant::trampoline;
+  bool trampoline = context_.registers == ProgramContext::Registers::trampoline;
   if (n->op == ir::Op::fn_ret) {
-    if (!probe_.is_return) unsupported(n, "the return value read in a function's entry probe");
-    v = trampoline ? trampoline_slot(probe_.arg_count)
+    if (!context_.at_return) unsupported(n, "the return value read in a function's entry probe");
+    v = trampoline ? trampoline_slot(context_.arg_count)
                    : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
   } else {
     if (n->a < 0 || n->a > 5) unsupported(n, "a function argument past the sixth");
-    if (trampoline && n->a >= probe_.arg_count)
+    if (trampoline && n->a >= context_.arg_count)
       unsupported(n, "argument " + std::to_string(n->a + 1) + " of a function with " +
-                         std::to_string(probe_.arg_count) + " parameters");
+                         std::to_string(context_.arg_count) + " parameters");
     v = trampoline ? trampoline_slot(n->a) : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kArgRegs[n->a]));
   }
   return narrow(v, n->b, n->c != 0);
@@ -114,24 +108,31 @@ Value* ProgramEmitter::memory_read(const ir::Node* n, bool user) {
   return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);
 }
 
-bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error) {
-  if (p.functions.empty()) {
+bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, const ir::KfuncSpec& kfunc, size_t index,
+                         std::string& error) {
+  if (kfunc.functions.empty()) {
     error = "no function to probe in probe " + p.pp;
     return false;
   }
   std::string name = "kfunc_" + std::to_string(index);
-  bool one = p.functions.size() == 1;
-  std::string kprobe = p.is_return ? "kretprobe" : "kprobe";
+  bool one = kfunc.functions.size() == 1;
+  std::string kprobe = kfunc.is_return ? "kretprobe" : "kprobe";
+  ProgramContext context;
+  context.registers = ProgramContext::Registers::pt_regs;
+  context.functions = &kfunc.functions;
+  context.site_points = &kfunc.site_points;
+  context.at_return = kfunc.is_return;
+  context.arg_count = kfunc.arg_count;
+  ProgramContext trampoline = context;
+  trampoline.registers = ProgramContext::Registers::trampoline;
   return emit_probe_programs(p, name, error, [&] {
-    ProgramEmitter(ms, p).emit_kfunc(name, one ? kprobe + "/" + p.functions[0] : kprobe,
-                                     KfuncVariant::kprobe);
+    ProgramEmitter(ms, p, context).emit(name, one ? kprobe + "/" + kfunc.functions[0] : kprobe);
     if (!one)
-      ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_MULTI_SUFFIX, kprobe + ".multi",
-                                       KfuncVariant::kprobe);
-    if (trampoline_possible(p))
-      ProgramEmitter(ms, p).emit_kfunc(name + STAP_KFUNC_FENTRY_SUFFIX,
-                                       (p.is_return ? "fexit/" : "fentry/") + p.functions[0],
-                                       KfuncVariant::trampoline);
+      ProgramEmitter(ms, p, context).emit(name + STAP_KFUNC_MULTI_SUFFIX, kprobe + ".multi");
+    if (trampoline_possible(kfunc))
+      ProgramEmitter(ms, p, trampoline)
+          .emit(name + STAP_KFUNC_FENTRY_SUFFIX,
+                (kfunc.is_return ? "fexit/" : "fentry/") + kfunc.functions[0]);
   });
 }
 

@@ -1,4 +1,4 @@
-// Perf-event probes (ir::ProbeKind::perf: timer.profile, perf.*): one
+// Perf-event probes (ir::PerfSpec: timer.profile, perf.*): one
 // BPF_PROG_TYPE_PERF_EVENT program ("perf_event" section) per probe, which
 // the loader attaches to the probe's event on every online CPU
 // (loader/attach_perf.cpp).  Its context is struct bpf_perf_event_data,
@@ -8,10 +8,13 @@
 
 namespace stap::codegen {
 
-bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error) {
+bool emit_perf_program(ModuleState& ms, ir::Probe& p, const ir::PerfSpec&, size_t index,
+                       std::string& error) {
   std::string name = "perf_" + std::to_string(index);
+  ProgramContext context;
+  context.perf_sample = true;
   return emit_probe_programs(p, name, error,
-                             [&] { ProgramEmitter(ms, p).emit(name, "perf_event"); });
+                             [&] { ProgramEmitter(ms, p, context).emit(name, "perf_event"); });
 }
 
 }  // namespace stap::codegen

@@ -119,7 +119,7 @@ Value* ProgramEmitter::stack_code(const ir::Node* n) {
   if (f == "symname" || f == "usymname") form = i64c(ir::kStackSymbol);
   // A perf sample's pc may be a user address (user mode), which no kernel
   // stack holds: its code is a stack of that one frame.
-  if (f == "symname" && probe_.kind == ir::ProbeKind::perf) return address_code(sample_ip(), form);
+  if (f == "symname" && context_.perf_sample) return address_code(sample_ip(), form);
   if (f == "probefunc") {  // user_mode() ? usymname(uaddr()) : symname(addr())
     form = i64c(ir::kStackSymbol);
     user = false;
@@ -228,7 +228,7 @@ Value* ProgramEmitter::sample_ip() { return b_.CreateLoad(m_.i64, byte_ptr(ctx_,
 // Whether the sampled context was in user mode: a perf event's registers
 // say (the CPL in cs); every other probe here runs in the kernel.
 Value* ProgramEmitter::user_mode_value() {
-  if (probe_.kind != ir::ProbeKind::perf) return b_.getFalse();
+  if (!context_.perf_sample) return b_.getFalse();
   Value* cs = b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegCs));
   return b_.CreateICmpEQ(b_.CreateAnd(cs, i64c(3)), i64c(3));
 }
@@ -238,7 +238,7 @@ Value* ProgramEmitter::stack_builtin(const ir::Node* n, bool& handled) {
   const std::string& f = n->s;
   handled = true;
   if (f == "user_mode") return b_.CreateZExt(user_mode_value(), m_.i64);
-  if (f == "addr") return probe_.kind == ir::ProbeKind::perf ? sample_ip() : i64c(0);
+  if (f == "addr") return context_.perf_sample ? sample_ip() : i64c(0);
   if (f == "uaddr") {  // the first frame of the user stack: the user pc
     AllocaInst* pc = m_.entry_alloca(m_.i64, "uaddr");
     b_.CreateStore(i64c(0), pc);

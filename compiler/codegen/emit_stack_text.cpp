@@ -153,7 +153,7 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
     return kernel_symbol_text(work, mask, STP_KSYM_FULL);
   }
   if (f != "symname" && f != "symdata" && f != "sprint_backtrace" && f != "probefunc") return nullptr;
-  bool perf = probe_.kind == ir::ProbeKind::perf;
+  bool perf = context_.perf_sample;
   if (f == "probefunc" && perf)
     unsupported(n, "probefunc() as a value in a perf or timer.profile probe: in user mode it is a "
                    "user-space name, which only the runtime has; print it (printf(\"%s\", "
@@ -181,7 +181,7 @@ Value* ProgramEmitter::probe_module_value(const ir::Node* n) {
   Value* mask = nullptr;
   Value* work = ksym_work(mask);
   Type* void_ty = Type::getVoidTy(m_.module().getContext());
-  if (probe_.kind == ir::ProbeKind::perf) {
+  if (context_.perf_sample) {
     Value* kernel_ip = b_.CreateSelect(user_mode_value(), i64c(0), sample_ip());
     runtime_call("stp_ksym_address", void_ty, {work, kernel_ip});
   } else {

@@ -9,8 +9,8 @@ using namespace llvm;
 
 namespace stap::codegen {
 
-ProgramEmitter::ProgramEmitter(ModuleState& ms, const ir::Probe& probe)
-    : ms_(ms), m_(ms.bpf), b_(ms.bpf.b()), probe_(probe) {}
+ProgramEmitter::ProgramEmitter(ModuleState& ms, const ir::Probe& probe, ProgramContext context)
+    : ms_(ms), m_(ms.bpf), b_(ms.bpf.b()), probe_(probe), context_(context) {}
 
 void ProgramEmitter::emit(const std::string& name, const std::string& section) {
   fn_ = section.empty() ? m_.begin_subprogram(name) : m_.begin_program(name, section);

@@ -1,6 +1,6 @@
-// System call probes (ir::ProbeKind::syscall): the raw sys_enter/sys_exit
-// programs that dispatch on the call's number, and the reads of the
-// thread's saved user registers.
+// System call probes (ir::SyscallSpec): each body a subprogram, then the
+// raw sys_enter/sys_exit programs that dispatch on the call's number to
+// them, and the reads of the thread's saved user registers.
 //
 // A raw tracepoint's context is its arguments as u64s:
 //   sys_enter(struct pt_regs *regs, long id)
@@ -13,7 +13,10 @@
 #include <llvm/IR/Instructions.h>
 
 #include <map>
+#include <set>
 #include <vector>
+
+#include "bpf_runtime/stap_layout.h"
 
 namespace stap::codegen {
 
@@ -43,7 +46,7 @@ Value* ProgramEmitter::saved_register(Value* regs, int64_t offset) {
 }
 
 Value* ProgramEmitter::sys_read(const ir::Node* n) {
-  bool exit = probe_.event.starts_with("sys_exit");
+  bool exit = context_.syscall_exit;
   auto context_word = [&](int64_t index) {
     return b_.CreateLoad(m_.i64, byte_ptr(ctx_, index * 8));
   };
@@ -111,6 +114,65 @@ void ProgramEmitter::emit_syscall_dispatch(
     b_.SetInsertPoint(after);
   }
   b_.CreateRet(b_.getInt32(0));
+}
+
+
+// The body of a syscall probe, as a subprogram the dispatcher of its
+// direction calls; probes with the same body share one.
+bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc, size_t index,
+                       std::string& error) {
+  if (const ir::Probe* q = shared_program(ms.ir, index)) {
+    p.program_name = q->program_name;
+    return true;
+  }
+  std::string name = "syscall_body_" + std::to_string(index);
+  ProgramContext context;
+  context.syscall_exit = sc.is_exit();
+  return emit_probe_programs(p, name, error,
+                             [&] { ProgramEmitter(ms, p, context).emit(name, ""); });
+}
+
+// Every syscall probe of a direction then names that direction's
+// dispatching program; the loader attaches it once.
+bool emit_syscall_dispatchers(ModuleState& ms, std::string& error) {
+  for (bool exit : {false, true}) {
+    std::vector<std::pair<int64_t, llvm::Function*>> bodies;
+    std::vector<ir::Probe*> probes;
+    for (ir::Probe& p : ms.ir.probes) {
+      const ir::SyscallSpec* sc = p.as<ir::SyscallSpec>();
+      if (p.context != ir::Context::kernel || !sc || sc->is_exit() != exit) continue;
+      llvm::Function* body = ms.bpf.module().getFunction(p.program_name);
+      bodies.emplace_back(sc->nr, body);
+      probes.push_back(&p);
+    }
+    // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
+    // runtime helpers included), and syscall.* has ~360 bodies: past
+    // kBodiesPerProgram distinct bodies the next dispatcher starts.  Each
+    // attaches to the same raw tracepoint, in order.  (Inlining the bodies
+    // instead makes one function too long for 16-bit jump offsets.)
+    constexpr size_t kBodiesPerProgram = 200;
+    size_t first = 0;
+    for (int part = 0; first < probes.size(); ++part) {
+      std::set<llvm::Function*> distinct;
+      size_t end = first;
+      while (end < probes.size() &&
+             (distinct.count(bodies[end].second) || distinct.size() < kBodiesPerProgram))
+        distinct.insert(bodies[end++].second);
+      std::string name = std::string(exit ? "syscall_exit" : "syscall_enter") +
+                         (part ? "_" + std::to_string(part) : "");
+      std::vector<std::pair<int64_t, llvm::Function*>> chunk(bodies.begin() + long(first),
+                                                             bodies.begin() + long(end));
+      try {
+        ProgramEmitter(ms, *probes[first]).emit_syscall_dispatch(name, exit, chunk);
+      } catch (const CodegenError& e) {
+        error = e.what();
+        return false;
+      }
+      for (size_t i = first; i < end; ++i) probes[i]->program_name = name;
+      first = end;
+    }
+  }
+  return true;
 }
 
 }  // namespace stap::codegen

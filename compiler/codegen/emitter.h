@@ -71,22 +71,52 @@ struct ModuleState {
   uint32_t zeros(uint32_t size);
 };
 
-// Which program a kernel.function probe's body is built for (emit_kfunc.cpp).
-enum class KfuncVariant : uint8_t { none, kprobe, trampoline };
+// What a program's context holds, as the code shared by every kind reads
+// it: set by the kind's emit function (emit_<kind>.cpp), so nothing below
+// asks which kind of probe it serves.
+struct ProgramContext {
+  // How fn_arg/fn_ret/reg read the probed code's registers: none (no such
+  // context), from a struct pt_regs (kprobe, uprobe), or from a BPF
+  // trampoline's argument slots (fentry/fexit).
+  enum class Registers : uint8_t { none, pt_regs, trampoline };
+  Registers registers = Registers::none;
+  // fn_name's tables, indexed by the attach cookie: each site's function
+  // (b = 0) and probe point (b = 1).
+  const std::vector<std::string>* functions = nullptr;
+  const std::vector<std::string>* site_points = nullptr;
+  bool at_return = false;   // fn_ret is readable (a .return probe)
+  int64_t arg_count = -1;   // the probed function's parameters (trampolines)
+  bool syscall_exit = false;  // sys_nr/sys_ret of the raw sys_exit context
+  // The context is struct bpf_perf_event_data: the sampled registers give
+  // addr(), user_mode(), a sampled symname() and probefunc().
+  bool perf_sample = false;
+};
 
-// The variants of a kernel.function probe (emit_kfunc.cpp); sets
-// Probe::program_name.  False with `error` set.
-bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
+// Kernel-context programs, one function per kind (emit_<kind>.cpp), chosen
+// by the table in codegen.cpp.  Each builds the probe's programs and sets
+// Probe::program_name; false with `error` set.
+bool emit_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::TracepointSpec& tp,
+                             size_t index, std::string& error);
+// A syscall probe's body, a subprogram; the dispatching programs of both
+// directions come after every body (emit_syscall_dispatchers).
+bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc, size_t index,
+                       std::string& error);
+bool emit_syscall_dispatchers(ModuleState& ms, std::string& error);
+bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, const ir::KfuncSpec& kfunc, size_t index,
+                         std::string& error);
+bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, const ir::UprobeSpec& uprobe,
+                         size_t index, std::string& error);
+bool emit_perf_program(ModuleState& ms, ir::Probe& p, const ir::PerfSpec& perf, size_t index,
+                       std::string& error);
 
-// A user-space probe's program (emit_uprobe.cpp); sets Probe::program_name.
-bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
-
-// A perf-event probe's program (emit_perf.cpp); sets Probe::program_name.
-bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
+// An earlier kernel probe whose program `p` can share (same body, same
+// locals, same kind and direction, and no pp() telling them apart), or
+// null (codegen.cpp).
+const ir::Probe* shared_program(const ir::Module& m, size_t index);
 
 class ProgramEmitter {
  public:
-  ProgramEmitter(ModuleState& ms, const ir::Probe& probe);
+  ProgramEmitter(ModuleState& ms, const ir::Probe& probe, ProgramContext context = {});
   // Builds the program; throws CodegenError.  An empty section builds the
   // body as a static subprogram instead, for a dispatching program to call.
   void emit(const std::string& name, const std::string& section);
@@ -95,7 +125,6 @@ class ProgramEmitter {
   // its number, or for every call when that is -1.
   void emit_syscall_dispatch(const std::string& name, bool exit,
                              const std::vector<std::pair<int64_t, llvm::Function*>>& bodies);
-  void emit_kfunc(const std::string& name, const std::string& section, KfuncVariant variant);
 
  private:
   // How a printf/log/warn argument travels (emit_builtins.cpp): its value,
@@ -252,8 +281,8 @@ class ProgramEmitter {
   BpfModule& m_;
   llvm::IRBuilder<>& b_;
   const ir::Probe& probe_;
+  ProgramContext context_;
   llvm::AllocaInst* reg_slot_ = nullptr;  // saved_register()'s read buffer
-  KfuncVariant kfunc_ = KfuncVariant::none;
   llvm::Function* fn_ = nullptr;
   llvm::Value* ctx_ = nullptr;
   llvm::Value* globals_ = nullptr;  // stap_globals[0]

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "elaborate/providers/provider.h"
 #include "lower/lower.h"
 
 namespace stap {
@@ -57,6 +58,8 @@ bool lower_pass(const Program& program, const BackendConfig& config, const Sourc
   options.limits = config.limits;
   options.script_name = config.script_name;
   options.kernel_hz = config.kernel_hz;
+  // The kernel facts pass 3 reads: the running kernel's, as pass 2's.
+  options.btf = running_kernel_btf_if_loaded;
   return lower_program(program, options, sources, diags, out);
 }
 

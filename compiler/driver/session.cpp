@@ -15,8 +15,8 @@
 #include "driver/frontend.h"
 #include "driver/listing.h"
 #include "elaborate/program.h"
-#include "loader/object_file.h"
-#include "loader/session_run.h"
+#include "loader/session/object_file.h"
+#include "loader/session/session_run.h"
 #include "parse/printer.h"
 
 namespace stap {
@@ -201,7 +201,8 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
   // Probes placed from kernel DWARF hold a module build's offsets and the
   // running kernel's addresses, which the cache key does not cover.
   bool kernel_dwarf = std::any_of(module.probes.begin(), module.probes.end(), [](const ir::Probe& p) {
-    return p.kind == ir::ProbeKind::kfunc && !p.offsets.empty();
+    const ir::KfuncSpec* k = p.as<ir::KfuncSpec>();
+    return k && k->placed_from_dwarf();
   });
   if (!place.cache_file.empty() && !kernel_dwarf) {
     if (cache_store(place.cache_file, result.object, error)) clean_cache(cache_root());

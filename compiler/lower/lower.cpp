@@ -7,8 +7,9 @@
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "ir/key_codes.h"
-#include "debuginfo/process_points.h"
+#include "lower/kinds/kinds.h"
 #include "lower/lowerer.h"
+#include "lower/trace_events.h"
 
 namespace stap {
 
@@ -23,6 +24,13 @@ ir::Type ir_type(ast::Type t) {
   }
   return ir::Type::none;
 }
+
+Lowerer::Lowerer(const Program& program, const LowerOptions& options, const SourceManager& sources,
+                 Diagnostics& diags, ir::Module& out)
+    : program_(program), options_(options), sources_(sources), diags_(diags), out_(out),
+      trace_events_(std::make_unique<TraceEvents>(*this)) {}
+
+Lowerer::~Lowerer() = default;
 
 // ---------------------------------------------------------------- helpers
 
@@ -68,6 +76,48 @@ int Lowerer::slot(const ast::VarDecl* d) {
 int Lowerer::add_temp(ir::Type t) {
   body_->slots->push_back(t);
   return static_cast<int>(body_->slots->size() - 1);
+}
+
+kernel::KernelBtf* Lowerer::btf(SourceLoc loc, const std::string& token, bool quiet) {
+  if (!btf_asked_) {
+    btf_asked_ = true;
+    if (options_.btf) btf_ = options_.btf(btf_error_);
+    if (!btf_ && btf_error_.empty()) btf_error_ = "the kernel's BTF could not be read";
+  }
+  if (btf_) return btf_;
+  if (!quiet) error(loc, "@cast needs the kernel's type information: " + btf_error_, token);
+  return nullptr;
+}
+
+bool optional_point(const DerivedProbe& dp) {
+  if (dp.point->optional || dp.point->sufficient) return true;
+  for (const ast::ProbePoint* p : dp.decl->derived_from)
+    if (p->optional || p->sufficient) return true;
+  return false;
+}
+
+namespace {
+
+// Finds a target variable ($x, $$parms, $return) or @entry(...).
+struct TargetUse : ast::TraversingVisitor {
+  bool found = false;
+  void visit(ast::TargetSymbol& n) override {
+    found = true;
+    ast::TraversingVisitor::visit(n);
+  }
+  void visit(ast::AtOp& n) override {
+    if (n.op == "entry") found = true;
+    ast::TraversingVisitor::visit(n);
+  }
+};
+
+}  // namespace
+
+bool reads_probe_context(const DerivedProbe& dp) {
+  TargetUse use;
+  if (dp.decl->body) dp.decl->body->accept(use);
+  if (dp.point->condition) dp.point->condition->accept(use);
+  return use.found;
 }
 
 // ---------------------------------------------------------------- globals
@@ -180,6 +230,8 @@ void Lowerer::lower_functions() {
     fn.recursive = facts(f).recursive;
     BodyState state;
     state.in_function = true;
+    BodyContext no_probe(*this);  // a function reads no probe's context
+    state.kind = &no_probe;
     // The context of a function is its caller's; rules are checked at the
     // call sites (context_rules.cpp), so the body is lowered neutrally.
     state.context = ir::Context::user;
@@ -204,26 +256,31 @@ int Lowerer::function_index(const ast::FunctionDecl* f) const {
 
 // ---------------------------------------------------------------- probes
 
-void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
+void Lowerer::lower_probe(const DerivedProbe& dp) {
+  int row = kind_row(dp);
+  if (row < 0) {
+    // A family pass 2 knows and no kind here lowers.
+    const ast::ProbePointComponent& head = dp.point->components[0];
+    std::string kind;
+    for (const ast::ProbePointComponent& c : dp.point->components)
+      kind += (kind.empty() ? "" : ".") + c.functor;
+    error(head.loc, "probe point kind '" + kind + "' is not supported yet by this engine",
+          "identifier '" + head.functor + "'");
+    return;
+  }
+  if (kinds_.empty()) kinds_.resize(kind_rows());
+  if (!kinds_[size_t(row)]) kinds_[size_t(row)] = make_kind(row, *this);
+  kinds_[size_t(row)]->lower(dp);
+}
+
+void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe&& probe, BodyContext& context) {
   BodyState state;
   state.context = probe.context;
   state.slots = &probe.slots;
-  if (probe.kind == ir::ProbeKind::tracepoint || probe.kind == ir::ProbeKind::syscall) {
-    state.event = event_format({probe.system, probe.event}, dp.point->components[0].loc);
-    syscall_context(state, probe, dp.point->components[0].loc);
-  }
-  std::optional<kernel::Function> kfunc;  // what state.kfunc points at
-  if (probe.kind == ir::ProbeKind::kfunc) {
-    kfunc_context(state, probe, kfunc);
-    state.kfunc_point = dp.point;
-  }
-  if (probe.kind == ir::ProbeKind::uprobe) {
-    state.uprobe_probe = &probe;
-    state.uprobe_point = uprobe_point_;
-    state.uprobe_site = uprobe_site_;
-  }
+  state.kind = &context;
   for (const ast::VarDecl* l : dp.decl->locals) state.slot_of.emplace(l, add_slot(probe.slots, l));
   body_ = &state;
+  current_probe_ = &probe;
   ir::Node* body = dp.decl->body ? stmt(dp.decl->body) : make(ir::Op::block);
   if (dp.point->condition) {
     // probe P if (cond): the body runs only when cond holds.
@@ -232,36 +289,71 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe probe) {
     body = make(ir::Op::block);
     body->kids.push_back(guarded);
   }
-  if (probe.kind == ir::ProbeKind::uprobe && uprobe_point_ &&
-      uprobe_point_->binary->path != uprobe_point_->process) {
-    // process("P").library("L"): the library's code runs in every program
-    // that maps it; the probe is P's.
-    SourceLoc at = dp.point->components[0].loc;
-    if (ir::Node* runs = runs_image(uprobe_point_->process, probe.slots, at)) {
-      ir::Node* guarded = make(ir::Op::if_);
-      guarded->kids = {runs, body, nop()};
-      body = make(ir::Op::block);
-      body->kids.push_back(guarded);
-    } else {
-      error(at, "cannot stat " + uprobe_point_->process + " to scope the library probe to it");
-    }
-  }
-  if (probe.kind == ir::ProbeKind::uprobe && probe.target_pid > 0) {
-    // process(PID): every thread of that process.  (A uprobe attached for
-    // one pid follows that one thread only, so the filter is here.)
-    ir::Node* pid = make(ir::Op::builtin, ir::Type::long_);
-    pid->s = "pid";
-    ir::Node* same = make(ir::Op::eq, ir::Type::long_);
-    same->kids = {pid, num(probe.target_pid)};
-    ir::Node* guarded = make(ir::Op::if_);
-    guarded->kids = {same, body, nop()};
-    body = make(ir::Op::block);
-    body->kids.push_back(guarded);
-  }
-  probe.body = body;
+  probe.body = context.guard(body, probe);
   body_ = nullptr;
-  finish_entry_values(probe);  // a kfunc .return body's entry probe
+  current_probe_ = nullptr;
+  finish_entry_values(probe);  // a .return body's entry probe comes first
   out_.probes.push_back(std::move(probe));
+}
+
+// ---------------------------------------------------------------- what kinds answer
+
+ir::Node* BodyContext::target(ast::TargetSymbol& n, bool) {
+  // Pass 2 said so already where it knew; a function body lands here.
+  l_.error(n.loc, "target variable '" + n.name + "' has no probe context to be read from here",
+           describe_expr(n));
+  return l_.num(0);
+}
+
+std::optional<bool> BodyContext::target_exists(const ast::Expr&) { return std::nullopt; }
+
+ir::Node* BodyContext::builtin(ast::CallExpr&) { return nullptr; }
+
+std::unique_ptr<EntryProbe> BodyContext::entry_probe(const ir::Probe&) { return nullptr; }
+
+ir::Node* BodyContext::guard(ir::Node* body, ir::Probe&) { return body; }
+
+std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
+  if (!body_) return std::nullopt;
+  if (auto* u = dynamic_cast<const ast::UnaryExpr*>(e); u && u->op == ast::UnaryOp::logical_not) {
+    std::optional<bool> inner = target_defined(u->operand);
+    if (inner) return !*inner;
+    return std::nullopt;
+  }
+  auto* op = dynamic_cast<const ast::AtOp*>(e);
+  if (!op || op->op != "defined" || op->operands.size() != 1) return std::nullopt;
+  return target_exists(op->operands[0]);
+}
+
+std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
+  if (!body_) return std::nullopt;
+  if (auto* c = dynamic_cast<const ast::CastExpr*>(e)) return cast_exists(*c);
+  return context().target_exists(*e);
+}
+
+ir::Node* Lowerer::context_builtin(ast::CallExpr& call) {
+  const std::string& name = call.name;
+  // The registers are the running program's context, in a probe's body or
+  // a function it calls (codegen refuses them where there are none).
+  if (name == "register" || name == "u_register") return register_value(call);
+  if (name == "returnval") {
+    constexpr int64_t kRegAxOffset = 80;  // struct pt_regs' ax on x86-64: the return value
+    ir::Node* v = make(ir::Op::reg, ir::Type::long_);
+    v->a = kRegAxOffset;
+    return v;
+  }
+  return context().builtin(call);
+}
+
+ir::Node* Lowerer::checked_long(ir::Node* v, const ast::Expr& n, bool any_type) {
+  ir::Type wanted = ir_type(n.type);
+  if (!any_type && wanted != ir::Type::none && wanted != v->type)
+    error(n.loc, std::string("type mismatch: '") + describe_expr(n) + "' is a " +
+                     ir::type_name(v->type) + ", used here as a " + ir::type_name(wanted) +
+                     (v->type == ir::Type::long_ ? " (read a char* or char[] with kernel_string())"
+                                                 : ""),
+          describe_expr(n));
+  return v;
 }
 
 bool Lowerer::run() {

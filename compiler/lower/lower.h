@@ -2,9 +2,11 @@
 // ir::Module.
 //
 // What happens here, and nowhere later:
-//  - each derived probe gets its context: begin/end/error/never and
-//    interval timers run in user space, tracepoints in the kernel;
-//    kernel.trace wildcards expand over tracefs into one probe per event;
+//  - each derived probe is lowered by its kind (lower/kinds/, one file
+//    each, chosen by the table in kinds/kinds.cpp) into ir::Probes with
+//    their context: begin/end/error/never and interval timers run in user
+//    space, the rest in the kernel; kernel.trace wildcards expand over
+//    tracefs into one probe per event;
 //  - variables become slots (locals, parameters) and global indexes;
 //  - the print family becomes printf/sprintf with a format: print(a, b)
 //    -> "%d%s", println -> ...\n, printd(",", a, b) -> "%d,%s" (a '%' in a
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "base/diagnostics.h"
@@ -25,12 +28,22 @@
 
 namespace stap {
 
+namespace kernel {
+class KernelBtf;
+}
+
 struct LowerOptions {
   ir::Limits limits;
   std::string script_name;  // the main script's name, "<input>" for -e
   // CONFIG_HZ of the target kernel, for timer.jiffies(N) (the preprocessor
   // env's kernel_config has it); 0: assume 250, the x86-64 default.
   int64_t kernel_hz = 0;
+  // The target kernel's types (BTF), from the caller: kernel functions'
+  // parameters, @cast, the structures process probes read.  Asked on
+  // first need (reading vmlinux's BTF takes tens of ms, which a script
+  // without kernel types need not pay); null where there are none, with
+  // why in `why`.
+  std::function<kernel::KernelBtf*(std::string& why)> btf;
 };
 
 // Returns false after reporting located errors; `out` is then incomplete.

@@ -283,11 +283,7 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     return;
   }
   std::string name = n.name;
-  if (ir::Node* k = l_.kfunc_builtin(name)) {
-    result = k;
-    return;
-  }
-  if (ir::Node* k = l_.uprobe_builtin(n)) {
+  if (ir::Node* k = l_.context_builtin(n)) {
     result = k;
     return;
   }

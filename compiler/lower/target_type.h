@@ -2,7 +2,7 @@
 // BTF (kernel functions, @cast of kernel types; objects in kernel memory)
 // and DWARF (process probes, @cast with a user binary, @var of a user
 // program; objects in user memory).  The type-path walker (TypePath), the
-// pretty printer and the entry values (kfunc_target.h) work on TType only,
+// pretty printer and the entry values (target_path.h) work on TType only,
 // so kernel and user variables share one implementation of $p->f[i],
 // bit fields, $var$ and $$parms.
 //

@@ -18,7 +18,7 @@
 #include "bpf_runtime/stap_layout.h"
 #include "base/format_string.h"
 #include "codegen/codegen.h"
-#include "loader/printf_output.h"
+#include "loader/output/printf_output.h"
 
 using namespace stap;
 using ir::Node;
@@ -84,10 +84,8 @@ struct Builder {
   void probe(Node* body, std::vector<Type> slots = {}, const char* event = "sys_enter_getpid",
              const char* system = "syscalls", Node* guard = nullptr) {
     ir::Probe p;
-    p.kind = ir::ProbeKind::tracepoint;
     p.context = ir::Context::kernel;
-    p.system = system;
-    p.event = event;
+    p.spec = ir::TracepointSpec{system, event};
     p.pp = std::string("kernel.trace(\"") + system + ":" + event + "\")";
     p.slots = std::move(slots);
     Node* mine = guard ? guard
@@ -137,7 +135,8 @@ class Loaded {
       if (p.program_name.empty()) continue;
       prog = bpf_object__find_program_by_name(obj_, p.program_name.c_str());
       REQUIRE(prog);
-      bpf_link* link = bpf_program__attach_tracepoint(prog, p.system.c_str(), p.event.c_str());
+      const ir::TracepointSpec& tp = std::get<ir::TracepointSpec>(p.spec);
+      bpf_link* link = bpf_program__attach_tracepoint(prog, tp.system.c_str(), tp.event.c_str());
       REQUIRE(link);
       links_.push_back(link);
     }

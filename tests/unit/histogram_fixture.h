@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "loader/histogram_output.h"
+#include "loader/output/histogram_output.h"
 
 namespace histogram_test {
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "driver/frontend.h"
+#include "elaborate/providers/provider.h"
 #include "ir/print.h"
 #include "lower/lower.h"
 
@@ -40,12 +41,23 @@ inline Lowered lower_script(const std::string& script, LowerOptions options = {}
   out.elaborated = fe.elaborate();
   if (out.elaborated) {
     options.script_name = "<input>";
+    if (!options.btf) options.btf = running_kernel_btf_if_loaded;  // as the driver
     out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
   }
   std::ostringstream messages;
   fe.diagnostics().flush(messages);
   out.messages = messages.str();
   return out;
+}
+
+// A probe's spec of the kind the test expects (a failed check otherwise).
+inline const ir::KfuncSpec& kfunc_of(const ir::Probe& p) {
+  REQUIRE(p.is<ir::KfuncSpec>());
+  return std::get<ir::KfuncSpec>(p.spec);
+}
+inline const ir::UprobeSpec& uprobe_of(const ir::Probe& p) {
+  REQUIRE(p.is<ir::UprobeSpec>());
+  return std::get<ir::UprobeSpec>(p.spec);
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "loader/global_store.h"
-#include "loader/histogram_output.h"
+#include "loader/interp/global_store.h"
+#include "loader/output/histogram_output.h"
 
 using namespace stap;
 using ir::Global;

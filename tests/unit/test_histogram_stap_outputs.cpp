@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "histogram_fixture.h"
-#include "loader/histogram_output.h"
+#include "loader/output/histogram_output.h"
 
 using namespace histogram_test;
 

@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "ir/serialize.h"
-#include "loader/interpreter.h"
+#include "loader/interp/interpreter.h"
 
 using namespace stap;
 using ir::Node;

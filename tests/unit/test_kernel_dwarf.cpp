@@ -195,12 +195,11 @@ TEST_CASE("kernel dwarf: a module statement lowers to a kprobe at symbol + offse
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
   const stap::ir::Probe& p = l.module.probes[0];
-  CHECK(p.kind == stap::ir::ProbeKind::kfunc);
-  CHECK(p.module == "t");
-  CHECK(p.functions == std::vector<std::string>{"work"});
-  REQUIRE(p.offsets.size() == 1);
-  CHECK(p.offsets[0] == readelf_line_address(ko, 9) - nm_address(ko, "work"));
-  CHECK(p.arg_count == -1);  // kprobes only: no trampoline variant
+    CHECK(stap::test::kfunc_of(p).module == "t");
+  CHECK(stap::test::kfunc_of(p).functions == std::vector<std::string>{"work"});
+  REQUIRE(stap::test::kfunc_of(p).offsets.size() == 1);
+  CHECK(stap::test::kfunc_of(p).offsets[0] == readelf_line_address(ko, 9) - nm_address(ko, "work"));
+  CHECK(stap::test::kfunc_of(p).arg_count == -1);  // kprobes only: no trampoline variant
   CHECK(p.pp == "module(\"" + ko + "\").statement(\"work@" + dir + "/t.c:9\")");
   // Registers of the kprobe's pt_regs; the struct on the stack read as
   // kernel memory, never as user memory.
@@ -215,8 +214,7 @@ TEST_CASE("kernel dwarf: a module statement lowers to a kprobe at symbol + offse
   REQUIRE(r.ok);
   REQUIRE(r.module.probes.size() == 2);
   for (const stap::ir::Probe& q : r.module.probes) {
-    CHECK(q.kind == stap::ir::ProbeKind::kfunc);
-    CHECK(q.functions == std::vector<std::string>{"work"});
-    CHECK(q.offsets == std::vector<uint64_t>{0});
+        CHECK(stap::test::kfunc_of(q).functions == std::vector<std::string>{"work"});
+    CHECK(stap::test::kfunc_of(q).offsets == std::vector<uint64_t>{0});
   }
 }

@@ -2,7 +2,7 @@
 // the first seen stands for it, and writes and deletes collapse it.
 #include <catch2/catch.hpp>
 
-#include "loader/key_aliases.h"
+#include "loader/interp/key_aliases.h"
 
 using stap::KeyAliases;
 

@@ -11,7 +11,7 @@
 
 #include "codegen_fixture.h"
 #include "kernel/kfunc_support.h"
-#include "loader/attach.h"
+#include "loader/attach/attach.h"
 
 using namespace codegen_test;
 
@@ -20,12 +20,13 @@ namespace {
 ir::Probe kfunc_probe(std::vector<std::string> functions, bool is_return, int64_t arg_count,
                       Node* body) {
   ir::Probe p;
-  p.kind = ir::ProbeKind::kfunc;
   p.context = ir::Context::kernel;
-  p.functions = std::move(functions);
-  p.is_return = is_return;
-  p.arg_count = arg_count;
-  p.pp = "kernel.function(\"" + p.functions[0] + "\")" + (is_return ? ".return" : "");
+  ir::KfuncSpec spec;
+  spec.functions = std::move(functions);
+  spec.is_return = is_return;
+  spec.arg_count = arg_count;
+  p.pp = "kernel.function(\"" + spec.functions[0] + "\")" + (is_return ? ".return" : "");
+  p.spec = std::move(spec);
   p.body = body;
   return p;
 }
@@ -141,13 +142,16 @@ class KfuncSession {
     obj_ = bpf_object__open_mem(object_.data(), object_.size(), nullptr);
     REQUIRE(obj_);
     std::string error;
-    bool chosen = choose_kfunc_programs(obj_, m, error);
-    INFO(error);
-    REQUIRE(chosen);
+    for (const ir::Probe& p : m.probes) {
+      bool chosen = prepare_probe(obj_, p, error);
+      INFO(error);
+      REQUIRE(chosen);
+    }
     REQUIRE(bpf_object__load(obj_) == 0);
     start_running(obj_);
     for (const ir::Probe& p : m.probes) {
-      bool attached = attach_kfunc(obj_, p, links_, AttachReport{}, error);
+      bool attached =
+          attach_kfunc(obj_, p, std::get<ir::KfuncSpec>(p.spec), links_, AttachReport{}, error);
       INFO(error);
       REQUIRE(attached);
     }

@@ -41,18 +41,18 @@ TEST_CASE("kfunc: kernel.function(\"vfs_read\") is one kfunc probe", "[kfunc_res
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
   const ir::Probe& p = l.module.probes[0];
-  CHECK(p.kind == ir::ProbeKind::kfunc);
+  CHECK(p.is<ir::KfuncSpec>());
   CHECK(p.context == ir::Context::kernel);
-  CHECK(p.functions == std::vector<std::string>{"vfs_read"});
-  CHECK(p.module.empty());
-  CHECK_FALSE(p.is_return);
-  CHECK(p.arg_count == 4);  // file, buf, count, pos
+  CHECK(kfunc_of(p).functions == std::vector<std::string>{"vfs_read"});
+  CHECK(kfunc_of(p).module.empty());
+  CHECK_FALSE(kfunc_of(p).is_return);
+  CHECK(kfunc_of(p).arg_count == 4);  // file, buf, count, pos
   CHECK(p.pp == "kernel.function(\"vfs_read\")");
 
   Lowered r = lower("global n\nprobe kernel.function(\"vfs_read\").return { n++ }");
   REQUIRE(r.ok);
   REQUIRE(r.module.probes.size() == 1);
-  CHECK(r.module.probes[0].is_return);
+  CHECK(kfunc_of(r.module.probes[0]).is_return);
   CHECK(r.module.probes[0].pp == "kernel.function(\"vfs_read\").return");
 
   // kprobe.function and .call resolve the same way; pp keeps the point's shape.
@@ -62,7 +62,7 @@ TEST_CASE("kfunc: kernel.function(\"vfs_read\") is one kfunc probe", "[kfunc_res
   REQUIRE(k.module.probes.size() == 2);
   CHECK(k.module.probes[0].pp == "kprobe.function(\"vfs_read\").return");
   CHECK(k.module.probes[1].pp == "kernel.function(\"vfs_write\").call");
-  CHECK(k.module.probes[1].functions == std::vector<std::string>{"vfs_write"});
+  CHECK(kfunc_of(k.module.probes[1]).functions == std::vector<std::string>{"vfs_write"});
 }
 
 TEST_CASE("kfunc: a wildcard whose body reads no target variable is one group", "[kfunc_resolve]") {
@@ -71,9 +71,9 @@ TEST_CASE("kfunc: a wildcard whose body reads no target variable is one group", 
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
   const ir::Probe& p = l.module.probes[0];
-  CHECK(p.functions.size() > 10);
+  CHECK(kfunc_of(p).functions.size() > 10);
   bool read = false, write = false;
-  for (const std::string& f : p.functions) {
+  for (const std::string& f : kfunc_of(p).functions) {
     CHECK(f.starts_with("vfs_"));
     CHECK(f.find('.') == std::string::npos);  // no compiler clones (foo.isra.0)
     read = read || f == "vfs_read";
@@ -81,7 +81,7 @@ TEST_CASE("kfunc: a wildcard whose body reads no target variable is one group", 
   }
   CHECK(read);
   CHECK(write);
-  CHECK(p.arg_count == -1);
+  CHECK(kfunc_of(p).arg_count == -1);
   CHECK(p.pp == "kernel.function(\"vfs_*\")");
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("kfunc: kernel.function(\"*\") resolves every traceable function",
   Lowered l = lower("global n\nprobe kernel.function(\"*\") { n++ }");
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
-  CHECK(l.module.probes[0].functions.size() > 10000);
+  CHECK(kfunc_of(l.module.probes[0]).functions.size() > 10000);
 }
 
 TEST_CASE("kfunc: a body reading target variables is one probe per function", "[kfunc_resolve]") {
@@ -100,8 +100,8 @@ TEST_CASE("kfunc: a body reading target variables is one probe per function", "[
   REQUIRE(l.elaborated);
   REQUIRE(l.module.probes.size() >= 2);
   for (const ir::Probe& p : l.module.probes) {
-    REQUIRE(p.functions.size() == 1);
-    CHECK(p.pp == "kernel.function(\"" + p.functions[0] + "\")");
+    REQUIRE(kfunc_of(p).functions.size() == 1);
+    CHECK(p.pp == "kernel.function(\"" + kfunc_of(p).functions[0] + "\")");
   }
 }
 
@@ -137,14 +137,14 @@ TEST_CASE("kfunc: no match, '?' and '!'", "[kfunc_resolve]") {
   INFO(opt.messages);
   REQUIRE(opt.ok);
   REQUIRE(opt.module.probes.size() == 1);
-  CHECK(opt.module.probes[0].kind == ir::ProbeKind::begin);
+  CHECK(opt.module.probes[0].is<ir::SessionSpec>());
   // '!': the first that resolves ends the list.
   Lowered first = lower("probe kernel.function(\"no_such_function_zz\")!, "
                         "kernel.function(\"vfs_read\")!, begin { exit() }");
   INFO(first.messages);
   REQUIRE(first.ok);
   REQUIRE(first.module.probes.size() == 1);
-  CHECK(first.module.probes[0].kind == ir::ProbeKind::kfunc);
+  CHECK(first.module.probes[0].is<ir::KfuncSpec>());
   // A module that is not loaded, and .inline (no symbol for inlined copies).
   CHECK_FALSE(lower("probe module(\"no_such_mod\").function(\"*\") { exit() }").elaborated);
   Lowered in = lower("probe kernel.function(\"vfs_read\").inline { exit() }");

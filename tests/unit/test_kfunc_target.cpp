@@ -1,5 +1,5 @@
 // Kernel functions' target variables and @cast lowered to IR reads
-// (compiler/lower/lower_kfunc_*.cpp), checked against this machine's BTF:
+// (compiler/lower/kinds/kfunc*.cpp), checked against this machine's BTF:
 // offsets and bitfield positions are computed here from KernelBtf and
 // must be what the lowering read.  Live behaviour is in the guest's live
 // cases (kfunc_target_vars, kfunc_return_vars, kfunc_pretty) and tp_cast.
@@ -118,10 +118,10 @@ TEST_CASE("kfunc target: .return reads parameters through an entry probe", "[kfu
   REQUIRE(l.module.probes.size() == 2);
   const ir::Probe& entry = l.module.probes[0];
   const ir::Probe& ret = l.module.probes[1];
-  CHECK(entry.kind == ir::ProbeKind::kfunc);
-  CHECK_FALSE(entry.is_return);
-  CHECK(ret.is_return);
-  CHECK(entry.functions == ret.functions);
+  REQUIRE(entry.is<ir::KfuncSpec>());
+  CHECK_FALSE(entry.as<ir::KfuncSpec>()->is_return);
+  CHECK(ret.as<ir::KfuncSpec>()->is_return);
+  CHECK(entry.as<ir::KfuncSpec>()->functions == ret.as<ir::KfuncSpec>()->functions);
   // The entry stores two values, each in its own tid-keyed hidden global.
   int stores = 0;
   for (const ir::Node* st : entry.body->kids) {

@@ -284,19 +284,19 @@ TEST_CASE("lower: probe kinds, sequences and timer periods", "[lower]") {
   REQUIRE(l.ok);
   const auto& p = l.module.probes;
   REQUIRE(p.size() == 10);
-  CHECK(p[0].kind == ir::ProbeKind::begin);
-  CHECK(p[0].sequence == -1);
-  CHECK(p[1].kind == ir::ProbeKind::end);
-  CHECK(p[2].kind == ir::ProbeKind::error);
-  CHECK(p[2].sequence == 3);
-  CHECK(p[3].kind == ir::ProbeKind::never);
-  CHECK(p[4].kind == ir::ProbeKind::timer);
-  CHECK(p[4].period_ns == 250000000);
-  CHECK(p[5].period_ns == 2000000000);
-  CHECK(p[5].randomize_ns == 1000000000);
-  CHECK(p[6].period_ns == 250000000);
-  CHECK(p[7].period_ns == 5 * 4000000);  // CONFIG_HZ assumed 250
-  CHECK(p[8].period_ns == 100000);
+  CHECK(std::get<ir::SessionSpec>(p[0].spec).event == ir::SessionSpec::Event::begin);
+  CHECK(std::get<ir::SessionSpec>(p[0].spec).sequence == -1);
+  CHECK(std::get<ir::SessionSpec>(p[1].spec).event == ir::SessionSpec::Event::end);
+  CHECK(std::get<ir::SessionSpec>(p[2].spec).event == ir::SessionSpec::Event::error);
+  CHECK(std::get<ir::SessionSpec>(p[2].spec).sequence == 3);
+  CHECK(std::get<ir::SessionSpec>(p[3].spec).event == ir::SessionSpec::Event::never);
+  CHECK(p[4].is<ir::TimerSpec>());
+  CHECK(std::get<ir::TimerSpec>(p[4].spec).period_ns == 250000000);
+  CHECK(std::get<ir::TimerSpec>(p[5].spec).period_ns == 2000000000);
+  CHECK(std::get<ir::TimerSpec>(p[5].spec).randomize_ns == 1000000000);
+  CHECK(std::get<ir::TimerSpec>(p[6].spec).period_ns == 250000000);
+  CHECK(std::get<ir::TimerSpec>(p[7].spec).period_ns == 5 * 4000000);  // CONFIG_HZ assumed 250
+  CHECK(std::get<ir::TimerSpec>(p[8].spec).period_ns == 100000);
   for (const ir::Probe& probe : p) CHECK(probe.context == ir::Context::user);
   CHECK(p[4].pp == "timer.ms(250)");
   // probe P if (cond): the body under an if.
@@ -307,7 +307,7 @@ TEST_CASE("lower: probe kinds, sequences and timer periods", "[lower]") {
   hz1000.kernel_hz = 1000;
   Lowered k = lower("probe timer.jiffies(5) { exit() }", hz1000);
   REQUIRE(k.ok);
-  CHECK(k.module.probes[0].period_ns == 5000000);
+  CHECK(std::get<ir::TimerSpec>(k.module.probes[0].spec).period_ns == 5000000);
 }
 
 TEST_CASE("lower: process points outside the code forms are lowered", "[lower]") {
@@ -327,19 +327,20 @@ TEST_CASE("lower: kernel.trace wildcards expand over tracefs", "[lower]") {
   CHECK(p.size() >= 3);
   bool fork = false;
   for (const ir::Probe& probe : p) {
-    CHECK(probe.kind == ir::ProbeKind::tracepoint);
+    REQUIRE(probe.is<ir::TracepointSpec>());
+    const ir::TracepointSpec& tp = std::get<ir::TracepointSpec>(probe.spec);
     CHECK(probe.context == ir::Context::kernel);
-    CHECK(probe.system == "sched");
-    CHECK(probe.event.starts_with("sched_process_"));
-    CHECK(probe.pp == "kernel.trace(\"sched:" + probe.event + "\")");
-    fork = fork || probe.event == "sched_process_fork";
+    CHECK(tp.system == "sched");
+    CHECK(tp.event.starts_with("sched_process_"));
+    CHECK(probe.pp == "kernel.trace(\"sched:" + tp.event + "\")");
+    fork = fork || tp.event == "sched_process_fork";
   }
   CHECK(fork);
   // A bare name searches every system.
   Lowered bare = lower("global n\nprobe kernel.trace(\"sched_switch\") { n++ }");
   REQUIRE(bare.ok);
   REQUIRE(bare.module.probes.size() == 1);
-  CHECK(bare.module.probes[0].system == "sched");
+  CHECK(std::get<ir::TracepointSpec>(bare.module.probes[0].spec).system == "sched");
 }
 
 TEST_CASE("lower: kernel.trace with no match", "[lower]") {
@@ -582,7 +583,7 @@ TEST_CASE("lower: an optional kernel.trace point that matches nothing", "[lower]
   // Pass 2 drops the '!' point that names no event; the next one is used.
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
-  CHECK(l.module.probes[0].event == "sched_switch");
+  CHECK(std::get<ir::TracepointSpec>(l.module.probes[0].spec).event == "sched_switch");
 }
 
 TEST_CASE("lower: a function using a kernel-only builtin, called from begin", "[lower]") {
@@ -600,12 +601,12 @@ TEST_CASE("lower: a kernel.trace point that matches nothing lets '!' fall back",
   Lowered l = lower("probe kernel.trace(\"nosuch:thing\") !, begin { println(\"fallback\") }");
   REQUIRE(l.ok);
   REQUIRE(l.module.probes.size() == 1);
-  CHECK(l.module.probes[0].kind == ir::ProbeKind::begin);
+  CHECK(l.module.probes[0].is<ir::SessionSpec>());
 
   Lowered m = lower("probe kernel.trace(\"sched:sched_switch\") !, begin { println(\"first\") }");
   REQUIRE(m.ok);
   REQUIRE(m.module.probes.size() == 1);
-  CHECK(m.module.probes[0].kind == ir::ProbeKind::tracepoint);
+  CHECK(m.module.probes[0].is<ir::TracepointSpec>());
 }
 
 // A builtin the BPF code generator does not implement is refused in pass 3

@@ -1,4 +1,4 @@
-// Process life events and system calls (compiler/lower/lower_process.cpp):
+// Process life events and system calls (compiler/lower/kinds/process.cpp):
 // the mechanism each event lowers to, the guards, the hidden trackers, and
 // stap's rules for $syscall/$argN/$return.  Needs tracefs and BTF (root).
 #include <unistd.h>
@@ -16,9 +16,17 @@ bool have_kernel_info() {
          access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-size_t count_kind(const ir::Module& m, ir::ProbeKind kind, const std::string& event) {
+// The event a tracepoint or syscall probe runs on, "" for another kind.
+std::string event_of(const ir::Probe& p) {
+  if (const auto* t = p.as<ir::TracepointSpec>()) return t->event;
+  if (const auto* s = p.as<ir::SyscallSpec>()) return s->event;
+  return "";
+}
+
+template <class Spec>
+size_t count_kind(const ir::Module& m, const std::string& event) {
   return size_t(std::count_if(m.probes.begin(), m.probes.end(), [&](const ir::Probe& p) {
-    return p.kind == kind && p.event == event;
+    return p.is<Spec>() && event_of(p) == event;
   }));
 }
 
@@ -38,17 +46,18 @@ TEST_CASE("lower process: begin runs at the fork child's return and at exec", "[
   REQUIRE(l.ok);
   std::vector<int64_t> numbers;
   for (const ir::Probe& p : l.module.probes) {
-    if (p.kind != ir::ProbeKind::syscall) continue;
-    CHECK(p.event == "sys_exit");
+    const ir::SyscallSpec* sc = p.as<ir::SyscallSpec>();
+    if (!sc) continue;
+    CHECK(sc->event == "sys_exit");
     CHECK(p.pp == "process.begin");
-    numbers.push_back(p.syscall_nr);
+    numbers.push_back(sc->nr);
     // Guarded by the return value: only the child's 0 runs the body.
     CHECK(find_op(p.body, ir::Op::sys_ret) != nullptr);
   }
   CHECK(numbers == std::vector<int64_t>{56, 57, 58, 435});
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exec") == 1);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_exec") == 1);
   // A bare probe keeps to the -c tree: a fork tracker fills a hidden map.
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_fork") == 1);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_fork") == 1);
 }
 
 TEST_CASE("lower process: thread.begin has no exec probe; end and thread.end are exits",
@@ -56,11 +65,11 @@ TEST_CASE("lower process: thread.begin has no exec probe; end and thread.end are
   if (!have_kernel_info()) { WARN("skipped: needs tracefs and kernel BTF"); return; }
   Lowered l = lower_script("probe process.thread.begin, process.end, process.thread.end { next }");
   REQUIRE(l.ok);
-  CHECK(count_kind(l.module, ir::ProbeKind::syscall, "sys_exit") == 4);
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exec") == 0);
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exit") == 2);
+  CHECK(count_kind<ir::SyscallSpec>(l.module, "sys_exit") == 4);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_exec") == 0);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_exit") == 2);
   for (const ir::Probe& p : l.module.probes)
-    if (p.event == "sched_process_exit") CHECK(find_op(p.body, ir::Op::kread) != nullptr);
+    if (event_of(p) == "sched_process_exit") CHECK(find_op(p.body, ir::Op::kread) != nullptr);
 }
 
 TEST_CASE("lower process: a path probe compares the image, a pid probe the pid",
@@ -73,15 +82,15 @@ TEST_CASE("lower process: a path probe compares the image, a pid probe the pid",
   REQUIRE(l.module.probes.size() == 4);
   CHECK(process_probe(l.module).pp.starts_with("process(\"/"));
   CHECK(process_probe(l.module).pp.ends_with("\").end"));
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_fork") == 1);
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exec") == 1);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_fork") == 1);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_exec") == 1);
 
   std::string self = std::to_string(getpid());
   Lowered pid = lower_script("probe process(" + self + ").syscall { next }");
   REQUIRE(pid.ok);
   REQUIRE(pid.module.probes.size() == 1);
   CHECK(pid.module.probes[0].pp == "process(" + self + ").syscall");
-  CHECK(pid.module.probes[0].syscall_nr == -1);
+  CHECK(std::get<ir::SyscallSpec>(pid.module.probes[0].spec).nr == -1);
   CHECK(find_op(pid.module.probes[0].body, ir::Op::kread) == nullptr);
 }
 
@@ -105,12 +114,12 @@ TEST_CASE("lower process: end and thread.end share one claim per process", "[low
   int claims = global_named("__process_end"), roles = global_named("__process_exit_role");
   REQUIRE(claims >= 0);
   REQUIRE(roles >= 0);
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "task_newtask") == 1);
-  CHECK(count_kind(l.module, ir::ProbeKind::tracepoint, "sched_process_exit") == 3);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "task_newtask") == 1);
+  CHECK(count_kind<ir::TracepointSpec>(l.module, "sched_process_exit") == 3);
   for (const ir::Probe& p : l.module.probes) {
-    if (p.event == "task_newtask") {
+    if (event_of(p) == "task_newtask") {
       CHECK(find_op(p.body, ir::Op::delete_elem) != nullptr);
-    } else if (p.event == "sched_process_exit") {
+    } else if (event_of(p) == "sched_process_exit") {
       const ir::Node* claim = find_op(p.body, ir::Op::add_elem);
       REQUIRE(claim != nullptr);
       CHECK(claim->a == claims);

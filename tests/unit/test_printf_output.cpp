@@ -9,7 +9,7 @@
 #include <climits>
 #include <cstdio>
 
-#include "loader/printf_output.h"
+#include "loader/output/printf_output.h"
 
 using stap::format_printf;
 using stap::format_sprintf;

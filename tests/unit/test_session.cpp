@@ -21,11 +21,11 @@
 #include "driver/backend.h"
 #include "driver/options.h"
 #include "driver/session.h"
-#include "loader/event_drain.h"
-#include "loader/interval_timer.h"
-#include "loader/object_file.h"
-#include "loader/session_run.h"
-#include "loader/target_command.h"
+#include "loader/output/event_drain.h"
+#include "loader/attach/interval_timer.h"
+#include "loader/session/object_file.h"
+#include "loader/session/session_run.h"
+#include "loader/session/target_command.h"
 
 namespace fs = std::filesystem;
 

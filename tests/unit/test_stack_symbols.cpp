@@ -16,7 +16,7 @@
 #include <optional>
 #include <sstream>
 
-#include "loader/stack_symbols.h"
+#include "loader/symbols/stack_symbols.h"
 
 // A function of this binary to find by address; C linkage so that nm and
 // the symbolizer agree on its name without demangling.

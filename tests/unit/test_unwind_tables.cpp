@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "debuginfo_fixture.h"
-#include "loader/unwind_tables.h"
+#include "loader/symbols/unwind_tables.h"
 
 using stap::UnwindSources;
 using stap::UnwindTables;
@@ -31,8 +31,9 @@ bool has_name(const std::vector<std::string>& v, const std::string& prefix) {
 TEST_CASE("unwind binaries: a process probe's binary, its libraries and ld.so", "[unwind]") {
   stap::ir::Module m;
   stap::ir::Probe p;
-  p.kind = stap::ir::ProbeKind::uprobe;
-  p.binary = debuginfo_bin("sample_c_O2");
+  stap::ir::UprobeSpec uprobe;
+  uprobe.binary = debuginfo_bin("sample_c_O2");
+  p.spec = uprobe;
   m.probes.push_back(p);
   auto bins = UnwindTables::binaries(m, {});
   CHECK(has(bins, debuginfo_bin("sample_c_O2")));

@@ -14,7 +14,7 @@
 
 #include "codegen_fixture.h"
 #include "kernel/uprobe_support.h"
-#include "loader/attach.h"
+#include "loader/attach/attach.h"
 
 using namespace codegen_test;
 
@@ -58,15 +58,16 @@ Node* mine(Builder& t, Node* body) {
 
 ir::Probe two_sites(Node* body) {
   ir::Probe p;
-  p.kind = ir::ProbeKind::uprobe;
   p.context = ir::Context::kernel;
   p.pp = "process(\"unit_tests\").function(\"stap_test_site_*\")";
-  p.binary = self_path();
-  p.offsets = {file_offset(reinterpret_cast<const void*>(&stap_test_site_a)),
-               file_offset(reinterpret_cast<const void*>(&stap_test_site_b))};
-  p.semaphores = {0, 0};
-  p.functions = {"stap_test_site_a", "stap_test_site_b"};
-  p.site_points = {"site_a", "site_b"};
+  ir::UprobeSpec spec;
+  spec.binary = self_path();
+  spec.offsets = {file_offset(reinterpret_cast<const void*>(&stap_test_site_a)),
+                  file_offset(reinterpret_cast<const void*>(&stap_test_site_b))};
+  spec.semaphores = {0, 0};
+  spec.functions = {"stap_test_site_a", "stap_test_site_b"};
+  spec.site_points = {"site_a", "site_b"};
+  p.spec = std::move(spec);
   p.body = body;
   return p;
 }
@@ -102,7 +103,8 @@ TEST_CASE("uprobe attach: two sites fire with their cookies", "[uprobe_attach]")
   REQUIRE(r.ok);
   bpf_object* obj = bpf_object__open_mem(r.object.data(), r.object.size(), nullptr);
   REQUIRE(obj);
-  choose_uprobe_programs(obj, t.m);
+  std::string why;
+  REQUIRE(prepare_probe(obj, t.m.probes[0], why));
   REQUIRE(bpf_object__load(obj) == 0);
   start_running(obj);
   bpf_map* map = bpf_object__find_map_by_name(obj, STAP_GLOBALS_MAP);
@@ -110,7 +112,8 @@ TEST_CASE("uprobe attach: two sites fire with their cookies", "[uprobe_attach]")
   uint32_t zero = 0;
   std::vector<bpf_link*> links;
   std::string error;
-  bool attached = attach_uprobe(obj, t.m.probes[0], links, AttachReport{}, error);
+  bool attached = attach_uprobe(obj, t.m.probes[0], std::get<ir::UprobeSpec>(t.m.probes[0].spec),
+                                links, AttachReport{}, error);
   INFO(error);
   REQUIRE(attached);
   // uprobe.multi holds its one link by descriptor; per-site uprobes are two links.

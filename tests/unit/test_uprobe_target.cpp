@@ -1,5 +1,5 @@
-// DWARF target variables of process probes (compiler/lower/
-// lower_uprobe_target.cpp over lower/target_type.h): the DWARF side of
+// DWARF target variables of process probes (compiler/lower/dwarf_vars.cpp
+// over lower/target_type.h): the DWARF side of
 // TType against the compiler's own layout (sample_c_O0 --layout), and
 // what $vars lower to on the debuginfo test programs.
 #include <map>
@@ -163,14 +163,16 @@ TEST_CASE("uprobe target: .return reads $return as typed and parameters at entry
   REQUIRE(l.module.probes.size() == 2);
   const ir::Probe& entry = l.module.probes[0];
   const ir::Probe& ret = l.module.probes[1];
-  CHECK(entry.kind == ir::ProbeKind::uprobe);
-  CHECK_FALSE(entry.is_return);
-  CHECK(ret.is_return);
+  REQUIRE(entry.is<ir::UprobeSpec>());
+  const ir::UprobeSpec& e = *entry.as<ir::UprobeSpec>();
+  const ir::UprobeSpec& r = std::get<ir::UprobeSpec>(ret.spec);
+  CHECK_FALSE(e.is_return);
+  CHECK(r.is_return);
   // The return uprobe is on the first instruction; the entry values are
   // read after the prologue, where -O0 has stored the parameters.
-  REQUIRE(entry.offsets.size() == 1);
-  REQUIRE(ret.offsets.size() == 1);
-  CHECK(entry.offsets[0] > ret.offsets[0]);
+  REQUIRE(e.offsets.size() == 1);
+  REQUIRE(r.offsets.size() == 1);
+  CHECK(e.offsets[0] > r.offsets[0]);
   const ir::Node* fr = find_op(ret.body, ir::Op::fn_ret);
   REQUIRE(fr);
   CHECK(fr->b == 4);

@@ -71,6 +71,7 @@ struct KernelFacts {
   kernel::KernelSymbols symbols;
   bool btf_loaded = false;
   bool symbols_loaded = false;
+  std::string btf_why;
   std::string symbols_why;
   // Read when first needed: "module:name" of each exported function
   // (kallsyms' __ksymtab_NAME), and the loaded modules.
@@ -84,8 +85,7 @@ struct KernelFacts {
 KernelFacts& facts() {
   static KernelFacts k;
   static const bool loaded = [] {
-    std::string why;
-    k.btf_loaded = k.btf.load(why);
+    k.btf_loaded = k.btf.load(k.btf_why);
     k.symbols_loaded = k.symbols.load(k.symbols_why);
     return true;
   }();
@@ -476,6 +476,11 @@ const ProbeProvider& kernel_function_provider() {
 }
 
 kernel::KernelBtf& running_kernel_btf() { return facts().btf; }
+kernel::KernelBtf* running_kernel_btf_if_loaded(std::string& why) {
+  KernelFacts& k = facts();
+  why = k.btf_why;
+  return k.btf_loaded ? &k.btf : nullptr;
+}
 const kernel::KernelSymbols& running_kernel_symbols() { return facts().symbols; }
 
 // Without DWARF there is no "@file:line" to add: where stap prints

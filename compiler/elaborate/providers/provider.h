@@ -160,8 +160,11 @@ const ProbeProvider& perf_provider();
 
 // The running kernel's BTF and symbols, read on first use, once per
 // process (kernel_function.cpp): pass 2 resolves kernel.function points
-// with them and lowering reads the functions' parameters from the same BTF.
+// with them, and the driver hands the same BTF to pass 3 (LowerOptions).
 kernel::KernelBtf& running_kernel_btf();
+// The same BTF as pass 3 asks for it (LowerOptions::btf): null when it did
+// not load, with why.
+kernel::KernelBtf* running_kernel_btf_if_loaded(std::string& why);
 const kernel::KernelSymbols& running_kernel_symbols();
 // The concrete point a kernel.function / kprobe point stands for at one
 // function it resolved to: its pattern and module replaced by the names,

@@ -1,0 +1,82 @@
+// @cast(p, "type"[, "module"]) and @var("name"[, "module"]) in any body:
+// @cast of kernel types through the target kernel's BTF, of a user
+// binary's through its DWARF (dwarf_vars.cpp); @var through DWARF only
+// (BTF describes no globals but per-CPU ones).
+#include <filesystem>
+#include <fstream>
+
+#include "elaborate/typecheck.h"
+#include "lower/dwarf_vars.h"
+#include "lower/target_path.h"
+
+namespace stap::lower {
+
+// The type @cast names, or nothing (after an error unless quiet).
+std::optional<TType> Lowerer::cast_type(const ast::CastExpr& n, bool quiet) {
+  // A user binary's type, or (no module) the probed binary's in a process
+  // probe, as stap defaults to the probe's module.
+  // Not found there (no module named): the kernel's.
+  if (user_cast(*this, n)) {
+    std::optional<TType> t = dwarf_cast_type(*this, n, quiet || n.module.empty());  // dwarf_vars.cpp
+    if (t || !n.module.empty()) return t;
+  }
+  std::string token = describe_expr(n);
+  kernel::KernelBtf* btf = this->btf(n.loc, token, quiet);
+  if (!btf) return std::nullopt;
+  // "kernel", "kernel<linux/sched.h>" and bare headers are vmlinux's types.
+  std::string module = n.module;
+  if (module.starts_with("kernel") || module.starts_with("<")) module.clear();
+  std::optional<kernel::Type> t = btf->find_type(n.type_name, module);
+  if (!t) {
+    if (!quiet)
+      error(n.loc, "type definition '" + n.type_name + "' not found in '" +
+                       (n.module.empty() ? std::string("kernel") : n.module) + "'",
+            token);
+    return std::nullopt;
+  }
+  return TType::of(*t);
+}
+
+ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
+  std::string token = describe_expr(n);
+  if (body_ && body_->context == ir::Context::user && !body_->in_function) {
+    error(n.loc, "@cast reads kernel memory, which this probe cannot: it runs in user space "
+                 "(begin, end and timer.s/ms probes do); read it from a kernel-context probe",
+          token);
+    return num(0);
+  }
+  std::optional<TType> type = cast_type(n, false);
+  if (!type) return num(0);
+  Place p{*type, nullptr, expr(n.operand)};
+  return finish_path(*this, n, p, n.components, n.address_of, n.pretty, false);
+}
+
+std::optional<bool> Lowerer::cast_exists(const ast::CastExpr& n) {
+  std::optional<TType> type = cast_type(n, true);
+  if (!type) return false;
+  Place p{*type, nullptr, num(0)};
+  return path_exists(*this, n, p, n.components, n.address_of, n.pretty);
+}
+
+ir::Node* Lowerer::at_var(ast::AtVar& n) {
+  // User binaries, and the kernel's or a module's DWARF where the probe
+  // has it or the @var names a file: dwarf_vars.cpp.
+  if (dwarf_at_var_wanted(*this, n)) return dwarf_at_var(*this, n);
+  // BTF has VARs for per-CPU variables only; a global's type (and a
+  // static's address) is in vmlinux's DWARF.
+  std::string release;
+  if (std::ifstream f("/proc/sys/kernel/osrelease"); f) std::getline(f, release);
+  std::string dwarf = "/usr/lib/debug/boot/vmlinux-" + release;
+  std::string why =
+      std::filesystem::exists(dwarf)
+          ? "reading the kernel's DWARF (" + dwarf + ") is not supported yet by this engine"
+          : std::string("it is not installed (Debian: linux-image-$(uname -r)-dbg; Fedora: "
+                        "kernel-debuginfo)");
+  error(n.loc,
+        "@var(\"" + n.name + "\") needs the kernel's debuginfo (DWARF): BTF describes the "
+        "types of functions and per-CPU variables only, not of kernel globals, and " + why,
+        describe_expr(n));
+  return num(0);
+}
+
+}  // namespace stap::lower

@@ -1,0 +1,187 @@
+// What a probe of each kind needs to run: one type per kind, held by
+// ir::Probe as a std::variant.  Code that differs by kind visits the
+// variant (ir::visit_spec below, or std::visit with an overload set), so a
+// kind that one phase forgets is a compile error there, not a silent
+// default.
+//
+// Each spec lists its fields once, in fields(): serialize.cpp writes and
+// reads them in that order, and checks enum values on the way in; print()
+// is the kind's line in the module dump (ir/print.h).
+//
+// Adding a kind: a spec here, appended to ProbeSpec (serialised objects
+// carry the index: bump serialize.cpp's magic), and a case in each visit
+// the compiler then asks for.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace stap::ir {
+
+// begin, end, error and never probes: run in user context, in `sequence`
+// order (begin(-1) before begin).
+struct SessionSpec {
+  enum class Event : uint8_t { begin, end, error, never };
+  static constexpr Event kLastEvent = Event::never;
+  Event event = Event::begin;
+  int64_t sequence = 0;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.event);
+    f(s.sequence);
+  }
+  const char* kind_name() const;  // "begin", "end", "error", "never"
+  void print(std::ostream& o) const;
+};
+
+// An interval timer, run in user space: timer.s/ms/us/ns/jiffies/hz(N),
+// with .randomize(M).
+struct TimerSpec {
+  int64_t period_ns = 0;
+  int64_t randomize_ns = 0;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.period_ns);
+    f(s.randomize_ns);
+  }
+  const char* kind_name() const { return "timer"; }
+  void print(std::ostream& o) const;
+};
+
+// A trace event, system:event (kernel.trace).
+struct TracepointSpec {
+  std::string system, event;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.system);
+    f(s.event);
+  }
+  const char* kind_name() const { return "tracepoint"; }
+  void print(std::ostream& o) const;
+};
+
+// A system call's entry or exit (event "sys_enter" / "sys_exit"), run from
+// the raw sys_enter/sys_exit tracepoint for the call numbered `nr` (-1:
+// every call).  One program per direction dispatches on the number, so
+// `syscall.*` is one attachment, not 360.
+struct SyscallSpec {
+  std::string system, event;
+  int64_t nr = -1;
+
+  bool is_exit() const { return event.starts_with("sys_exit"); }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.system);
+    f(s.event);
+    f(s.nr);
+  }
+  const char* kind_name() const { return "syscall"; }
+  void print(std::ostream& o) const;
+};
+
+// A kernel function's entry or return (kernel.function, module().function,
+// kprobe.function): `functions` in `module` ("" = vmlinux).  The runtime
+// picks the mechanism (compiler/kernel/kfunc_support.h): fentry/fexit for
+// one function, kprobe.multi for many, kprobe/kretprobe where those are
+// missing.  arg_count comes from BTF (-1: no BTF for it, so only kprobes
+// attach).  Sites placed from kernel DWARF (f@file.c:N, .statement) have
+// an offset in their function per site, and their point per site (pp()).
+struct KfuncSpec {
+  std::vector<std::string> functions;
+  std::string module;
+  bool is_return = false;
+  int64_t arg_count = -1;
+  std::vector<uint64_t> offsets;
+  std::vector<std::string> site_points;
+
+  bool placed_from_dwarf() const { return !offsets.empty(); }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.functions);
+    f(s.module);
+    f(s.is_return);
+    f(s.arg_count);
+    f(s.offsets);
+    f(s.site_points);
+  }
+  const char* kind_name() const { return "kfunc"; }
+  void print(std::ostream& o) const;
+};
+
+// A perf event (timer.profile, perf.*): type/config, sampled every
+// `period` events, or `period` times a second when `freq`.  On every CPU,
+// or counting in tasks: `.process` the -c/-x target's (target_only),
+// `.process("P")` those of each process running the program `process`.
+struct PerfSpec {
+  int64_t type = 0, config = 0, period = 0;
+  bool freq = false;
+  bool target_only = false;
+  std::string process;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.type);
+    f(s.config);
+    f(s.period);
+    f(s.freq);
+    f(s.target_only);
+    f(s.process);
+  }
+  const char* kind_name() const { return "perf"; }
+  void print(std::ostream& o) const;
+};
+
+// A user-space probe (process("P").function/.statement/.plt/.mark): a
+// uprobe (uretprobe when is_return) at each of `offsets` in the file
+// `binary`.  Per site: `functions` (probefunc), `site_points` (pp) and
+// `semaphores` (a USDT semaphore's file offset, 0 for none).  A site's
+// index is its attach cookie (fn_name).  target_pid > 0: that process only
+// (process(PID); lowering puts the filter in the body).
+struct UprobeSpec {
+  std::string binary;
+  std::vector<uint64_t> offsets, semaphores;
+  std::vector<std::string> functions, site_points;
+  bool is_return = false;
+  int64_t target_pid = 0;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.binary);
+    f(s.offsets);
+    f(s.semaphores);
+    f(s.functions);
+    f(s.site_points);
+    f(s.is_return);
+    f(s.target_pid);
+  }
+  const char* kind_name() const { return "uprobe"; }
+  void print(std::ostream& o) const;
+};
+
+using ProbeSpec =
+    std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec, PerfSpec, UprobeSpec>;
+
+// The kind's name, as the module dump and messages give it.
+const char* kind_name(const ProbeSpec& spec);
+
+// std::visit with one lambda per kind: ir::visit_spec(spec, [](const TimerSpec&) {...}, ...).
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+template <class Spec, class... Fs>
+decltype(auto) visit_spec(Spec&& spec, Fs&&... fs) {
+  return std::visit(Overloaded{std::forward<Fs>(fs)...}, std::forward<Spec>(spec));
+}
+
+}  // namespace stap::ir

@@ -1,0 +1,55 @@
+// Runs user-context probes (begin, end, error, interval timers) and the
+// functions they call, over the GlobalStore, with the same semantics the
+// generated BPF code has: one model of every operator and conversion (see
+// compiler/ir/ir.h), long arithmetic wrapping as in C, strings cut at
+// MAXSTRINGLEN only where stap cuts them (sprintf, string globals).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "loader/interp/global_store.h"
+#include "ir/ir.h"
+
+namespace stap {
+
+// What the interpreter needs from the session around it.
+struct InterpreterHost {
+  std::FILE* out = stdout;                    // printf output
+  int64_t target_pid = 0;                     // target()
+  std::function<void()> request_exit;         // exit()
+  // abort(): end the session without running end probes; when unset,
+  // request_exit is called instead.
+  std::function<void()> request_abort;
+  // warn(msg); when unset, "WARNING: msg" goes to stderr.
+  std::function<void(const std::string&)> warn;
+  std::string module_name = "stap";           // module_name(): -m NAME or the default
+};
+
+struct ProbeOutcome {
+  bool error = false;     // an uncaught runtime error
+  std::string message;    // "division by 0 near operator '/' at <input>:1:30" (stap's words)
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Module& module, GlobalStore& store, InterpreterHost host);
+  // Runs probe `index` of the module (a user-context probe).
+  ProbeOutcome run_probe(size_t index);
+  ~Interpreter();
+
+  struct Impl;  // loader/interpreter_impl.h
+
+ private:
+  const ir::Module& module_;
+  GlobalStore& store_;
+  InterpreterHost host_;
+  // Parsed formats, compiled regexes and builtin state (tokenize, the last
+  // match) kept across probe runs.
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stap

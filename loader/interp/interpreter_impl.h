@@ -1,0 +1,134 @@
+// The interpreter's insides, shared by its three files (private to
+// loader/interpreter*.cpp):
+//   interpreter.cpp     statements, expressions, operators, calls, errors
+//   interp_builtins.cpp the user-context builtins, one table by name
+//   interp_foreach.cpp  foreach: sorting, limit, slices, histogram buckets
+#pragma once
+
+#include <regex.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/format_string.h"
+#include "loader/interp/interpreter.h"
+
+namespace stap::interp {
+
+// A runtime error on its way to the probe's end or to a try block.
+// `loc` is where stap would say it happened ("near ..."); MAXACTION and
+// MAXNESTING cannot be caught, as in stap.
+struct RuntimeError {
+  std::string message;
+  uint32_t loc = 0;
+  bool catchable = true;
+};
+
+// `next` (and abort()): leave the probe at once, without an error.
+struct LeaveProbe {};
+
+enum class Flow { normal, brk, cont, ret };
+
+struct Frame {
+  std::vector<Value> slots;
+  Value ret;
+};
+
+// Calls nest no deeper than this (stap's MAXNESTING is the static call
+// depth plus 10 for recursive programs; a fixed bound keeps the C++ stack
+// safe and is far above the depth of non-recursive scripts).
+inline constexpr int kMaxNesting = 64;
+
+// stap's MAXACTION_INTERRUPTIBLE is MAXACTION times this.
+inline constexpr int64_t kInterruptibleFactor = 10;
+
+// @variance of merged values (see interpreter.cpp's model).
+int64_t variance(const StatValue& st);
+// Whether `key` matches a slice pattern (nullopt = '*').
+bool key_matches(const Key& key, const std::vector<std::optional<Value>>& pattern);
+
+// text_str/text_strn/string_quoted (interp_text.cpp); 0 lengths mean
+// MAXSTRINGLEN-1.
+std::string text_str(const std::string& in, size_t inlen, size_t outlen, bool quoted,
+                     size_t maxstringlen);
+
+struct CompiledRegex {
+  regex_t re;
+  bool ok = false;
+  ~CompiledRegex() {
+    if (ok) regfree(&re);
+  }
+};
+
+}  // namespace stap::interp
+
+namespace stap {
+
+struct Interpreter::Impl {
+  Impl(const ir::Module& module, GlobalStore& store, InterpreterHost& host);
+
+  ProbeOutcome run(size_t probe);
+
+  // ---- interpreter.cpp
+  interp::Flow exec(const ir::Node& n);
+  Value eval(const ir::Node& n);
+  int64_t eval_long(const ir::Node& n);
+  std::string eval_string(const ir::Node& n);
+  Key eval_keys(const ir::Node& n, size_t first, size_t count);
+  [[noreturn]] void raise(std::string message, const ir::Node& at);
+  void charge(const ir::Node& at);  // one action against MAXACTION
+  Value call(const ir::Node& n);
+  Value zero_of(ir::Type t) const;
+  // Strings stored in globals are cut to MAXSTRINGLEN-1 bytes.
+  std::string cut(std::string s) const;
+  const std::vector<PrintfPiece>& format(size_t index, const ir::Node& at);
+  std::string format_call(const ir::Node& n, bool to_string);
+  std::optional<StatValue> stat_of(const ir::Node& n, size_t keys);
+  Value set_element(const ir::Node& n);
+  // The keys of an in/delete (or a foreach slice) from kids[first...]:
+  // nullopt for a '*'.
+  std::vector<std::optional<Value>> eval_pattern(const ir::Node& n, size_t first);
+  bool element_exists(const ir::Node& n);
+  void delete_elements(const ir::Node& n);
+  int64_t aggregate(const ir::Node& n);
+  int64_t bucket(const ir::Node& n);
+  void print_histogram(const ir::Node& n);
+
+  // ---- interp_foreach.cpp
+  interp::Flow exec_foreach(const ir::Node& n);
+  interp::Flow foreach_hist(const ir::Node& n);
+  // One iteration's body; returns true when the loop must stop.
+  bool foreach_body(const ir::Node& n, interp::Flow& flow);
+
+  // ---- interp_builtins.cpp
+  Value builtin(const ir::Node& n);
+  bool regex_match(const std::string& text, const std::string& pattern, const ir::Node& at);
+
+  const ir::Module& m;
+  GlobalStore& store;
+  InterpreterHost& host;
+
+  std::vector<std::unique_ptr<std::vector<PrintfPiece>>> formats;
+  std::map<std::string, std::unique_ptr<interp::CompiledRegex>> regexes;
+
+  // Per probe run.
+  const ir::Probe* probe = nullptr;
+  interp::Frame* frame = nullptr;
+  int64_t actions = 0;
+  int depth = 0;
+  uint32_t last_loc = 0;  // the statement running, for errors raised without a location
+
+  // Builtin state that outlives one call, as stap keeps it in its context.
+  std::string tokenize_rest;
+  bool tokenize_active = false;
+  bool last_match_ok = false;
+  std::vector<std::string> last_groups;
+  std::map<int64_t, int64_t> indent_counters, indent_stamps;  // indent(), thread_indent()
+};
+
+}  // namespace stap

@@ -1,0 +1,143 @@
+#include "loader/session/session_load.h"
+
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "loader/attach/attach.h"
+#include "bpf_runtime/stap_layout.h"
+#include "loader/symbols/stack_glue.h"
+
+namespace stap {
+
+namespace {
+
+// libbpf reports through one process-wide callback: collect into the
+// session's buffer while it opens and loads, print at -vvv.
+std::string* g_log = nullptr;
+int g_verbose = 0;
+
+int collect_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG && g_verbose < 4) return 0;
+  char buf[4096];
+  int n = std::vsnprintf(buf, sizeof buf, format, args);
+  if (g_verbose >= 3) std::fputs(buf, stderr);
+  if (g_log) g_log->append(buf, n < 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
+  return n;
+}
+
+class LibbpfLogScope {
+ public:
+  LibbpfLogScope(std::string& log, int verbose) {
+    g_log = &log;
+    g_verbose = verbose;
+    previous_ = libbpf_set_print(collect_libbpf_message);
+  }
+  ~LibbpfLogScope() {
+    libbpf_set_print(previous_);
+    g_log = nullptr;
+  }
+
+ private:
+  libbpf_print_fn_t previous_;
+};
+
+bool resize_maps(bpf_object* obj, const ir::Module& module, const LoadOptions& options,
+                 std::string& error) {
+  if (options.buffer_mb > 0) {
+    bpf_map* events = bpf_object__find_map_by_name(obj, STAP_EVENTS_MAP);
+    if (!events) {
+      error = "the object has no " STAP_EVENTS_MAP " map";
+      return false;
+    }
+    bpf_map__set_max_entries(events, static_cast<uint32_t>(ring_buffer_bytes(options.buffer_mb)));
+  }
+  for (const ir::Global& g : module.globals) {
+    if (!g.is_array()) continue;  // scalars and scalar statistics have one entry
+    bpf_map* map = bpf_object__find_map_by_name(obj, g.map_name.c_str());
+    if (!map) {
+      error = "the object has no map " + g.map_name + " for global '" + g.name + "'";
+      return false;
+    }
+    int64_t entries = g.max_entries > 0 ? g.max_entries : module.limits.maxmapentries;
+    if (bpf_map__set_max_entries(map, static_cast<uint32_t>(entries)) != 0) {
+      error = "cannot size the map of global '" + g.name + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+// The probe whose program the kernel refused: libbpf loads programs in
+// order and stops at the first failure, which is left without an fd.
+std::string failed_probe(bpf_object* obj, const ir::Module& module) {
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, obj) {
+    if (!bpf_program__autoload(prog) || bpf_program__fd(prog) >= 0) continue;
+    for (const ir::Probe& p : module.probes)
+      if (std::string_view(bpf_program__name(prog)).starts_with(p.program_name + "_") ||
+          p.program_name == bpf_program__name(prog))
+        return p.pp;
+    return bpf_program__name(prog);
+  }
+  return {};
+}
+
+}  // namespace
+
+uint64_t ring_buffer_bytes(int64_t megabytes) {
+  uint64_t want = static_cast<uint64_t>(megabytes) << 20;
+  uint64_t size = 1;
+  while (size < want) size <<= 1;
+  return size;
+}
+
+bpf_object* load_object(std::string_view object, const ir::Module& module,
+                        const LoadOptions& options, std::string& error) {
+  std::string log;
+  LibbpfLogScope scope(log, options.verbose);
+  LIBBPF_OPTS(bpf_object_open_opts, open_opts, .object_name = "stap");
+  bpf_object* obj = bpf_object__open_mem(object.data(), object.size(), &open_opts);
+  if (!obj) {
+    error = std::string("ERROR: cannot open the compiled object: ") + std::strerror(errno);
+    if (options.verbose < 3 && !log.empty()) error += " (run with -vvv for libbpf's log)";
+    return nullptr;
+  }
+  if (!resize_maps(obj, module, options, error)) {
+    error = "ERROR: " + error;
+    bpf_object__close(obj);
+    return nullptr;
+  }
+  for (const ir::Probe& p : module.probes) {
+    if (!prepare_probe(obj, p, error)) {
+      error = "ERROR: " + error;
+      bpf_object__close(obj);
+      return nullptr;
+    }
+  }
+  UnwindTables unwind;
+  unwind.prepare(obj, module, options.unwind, options.verbose);
+  size_stack_glue(obj);  // filled after attach (session_run.cpp)
+  int rc = bpf_object__load(obj);
+  if (rc != 0) {
+    std::string probe = failed_probe(obj, module);
+    error = "ERROR: the kernel refused to load ";
+    error += probe.empty() ? std::string("the compiled object") : "probe " + probe;
+    error += std::string(": ") + std::strerror(-rc);
+    if (options.verbose < 3) error += " (run with -vvv for the verifier's log)";
+    bpf_object__close(obj);
+    return nullptr;
+  }
+  if (!unwind.fill(obj, error)) {
+    error = "ERROR: " + error;
+    bpf_object__close(obj);
+    return nullptr;
+  }
+  return obj;
+}
+
+}  // namespace stap

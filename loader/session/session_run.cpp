@@ -1,0 +1,541 @@
+// Pass 5 (session_run.h): one Session object owns every resource of the
+// run, so that any way out (a load error, a signal during begin, exit(),
+// the -c child's end) releases them in one place, in reverse order.
+#include "loader/session/session_run.h"
+
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "loader/attach/attach.h"
+#include "bpf_runtime/stap_layout.h"
+#include "loader/output/event_drain.h"
+#include "loader/output/folded_stacks.h"
+#include "loader/interp/global_store.h"
+#include "loader/interp/interpreter.h"
+#include "loader/attach/interval_timer.h"
+#include "loader/session/object_file.h"
+#include "loader/session/session_load.h"
+#include "loader/symbols/stack_glue.h"
+#include "loader/symbols/stack_symbols.h"
+#include "loader/session/target_command.h"
+
+namespace stap {
+
+namespace {
+
+// epoll tags; interval timer i is kTagTimer + i.
+constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
+
+constexpr int kDrainPeriodMs = 100;
+
+// Why the session ends; errors runs error probes instead of end probes,
+// abort() runs neither.
+enum class Stop { none, exit, signal, child, timeout, errors, abort };
+
+int64_t clock_ns(clockid_t clock) {
+  timespec ts;
+  clock_gettime(clock, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+class Session {
+ public:
+  explicit Session(const RunOptions& options) : options_(options) {}
+  ~Session();
+  int run(std::string_view object);
+
+ private:
+  bool prepare(std::string_view object);
+  bool open_output();
+  bool init_globals();
+  bool start_events();
+  bool add_fd(int fd, uint64_t tag);
+  void run_probes(ir::SessionSpec::Event event);
+  void run_user_probe(size_t index);
+  bool attach_all();
+  bool start_timers();
+  void loop();
+  void on_event(uint64_t tag);
+  void drain();
+  void flush_if_due(bool idle);
+  void check_kernel_counters();
+  void request_stop(Stop why);
+  void report_error(const std::string& message);
+  void warn(const std::string& message);
+  int finish();
+  int64_t total_errors() const;
+  int64_t errors_read() const;
+  bool signal_pending();
+
+  static int on_record(void* ctx, void* data, size_t size);
+  void close_to_kernel();
+
+  const RunOptions& options_;
+  sigset_t stop_signals_{};
+  sigset_t old_mask_{};
+  bool mask_set_ = false;
+  int signal_fd_ = -1;
+  int epoll_fd_ = -1;
+  int timeout_fd_ = -1;
+  ir::Module module_;
+  std::FILE* out_ = stdout;
+  int64_t last_flush_ms_ = 0;  // CLOCK_MONOTONIC ms of the last output flush
+  bpf_object* obj_ = nullptr;
+  std::unique_ptr<GlobalStore> store_;
+  std::unique_ptr<Interpreter> interpreter_;
+  std::unique_ptr<RecordDecoder> decoder_;
+  std::unique_ptr<StackSymbols> stacks_;  // stack codes and symbols (stack_symbols.h)
+  ring_buffer* ring_ = nullptr;
+  std::vector<bpf_link*> links_;
+  std::vector<IntervalTimer> timers_;
+  std::vector<size_t> timer_probes_;
+  TargetCommand child_;
+  Stop stop_ = Stop::none;
+  int64_t user_errors_ = 0;
+  int64_t kernel_error_records_ = 0;
+  bool closed_to_kernel_ = false;  // later kernel records are dropped
+  std::set<std::string> warned_;
+  bool warned_full_ = false;
+  int64_t errors_said_ = 0;  // ERROR lines printed: the exit status is 1 then
+  int64_t kernel_errors_at_close_ = 0;
+};
+
+Session::~Session() {
+  destroy_links(links_);
+  if (ring_) ring_buffer__free(ring_);
+  decoder_.reset();
+  set_session_stack_symbols(nullptr);
+  interpreter_.reset();
+  store_.reset();
+  if (obj_) bpf_object__close(obj_);
+  timers_.clear();
+  for (int fd : {timeout_fd_, epoll_fd_, signal_fd_})
+    if (fd >= 0) close(fd);
+  if (out_ && out_ != stdout) std::fclose(out_);
+  if (mask_set_) sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+int Session::run(std::string_view object) {
+  if (!prepare(object)) return 1;
+  run_probes(ir::SessionSpec::Event::begin);
+  if (stop_ == Stop::none && signal_pending()) request_stop(Stop::signal);
+  if (stop_ == Stop::none) {
+    std::string error;
+    if (!attach_all() || !fill_stack_glue(obj_, error) || !start_timers()) {
+      if (!error.empty()) std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+      child_.abort();
+      return 1;
+    }
+    __atomic_store_n(&store_->header().state, STAP_STATE_RUNNING, __ATOMIC_SEQ_CST);
+  }
+  // The command's own output must come after everything begin printed.
+  // It starts even when begin already ended the session, as stap starts it
+  // once the module is up, and then runs on its own.
+  std::fflush(out_);
+  child_.release();
+  loop();
+  return finish();
+}
+
+// Everything up to the begin probes; false after printing why.
+bool Session::prepare(std::string_view object) {
+  // SIGINT/SIGTERM/SIGHUP are read from a signalfd from now on, so that
+  // one arriving during begin or end probes is handled, never fatal.
+  sigemptyset(&stop_signals_);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals_, s);
+  sigprocmask(SIG_BLOCK, &stop_signals_, &old_mask_);
+  mask_set_ = true;
+  signal_fd_ = signalfd(-1, &stop_signals_, SFD_NONBLOCK | SFD_CLOEXEC);
+
+  std::string error;
+  if (!read_object_module(object, module_, error)) {
+    std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+    return false;
+  }
+  if (!open_output()) return false;
+  LoadOptions load{options_.verbose, options_.buffer_mb,
+                   UnwindSources{options_.command, options_.target_pid, options_.symbol_modules}};
+  obj_ = load_object(object, module_, load, error);
+  if (!obj_) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return false;
+  }
+  return init_globals() && start_events();
+}
+
+bool Session::open_output() {
+  if (!options_.output_file.empty()) {
+    out_ = std::fopen(options_.output_file.c_str(), "w");
+    if (!out_) {
+      std::fprintf(stderr, "ERROR: Couldn't open output file %s: %s\n",
+                   options_.output_file.c_str(), std::strerror(errno));
+      return false;
+    }
+  }
+  // Line by line to a terminal (as stap's output appears), in large
+  // blocks to a file or a pipe; flushed at the end and before -c starts.
+  static char stdout_buffer[1 << 16];
+  bool tty = isatty(fileno(out_));
+  char* buffer = out_ == stdout ? stdout_buffer : nullptr;
+  std::setvbuf(out_, buffer, tty ? _IOLBF : _IOFBF, sizeof stdout_buffer);
+  return true;
+}
+
+bool Session::init_globals() {
+  try {
+    store_ = std::make_unique<GlobalStore>(module_, obj_);
+    decoder_ = std::make_unique<RecordDecoder>(
+        module_, [this](size_t g, const Key& k) { return store_->stat_get(g, k); });
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ERROR: %s\n", e.what());
+    return false;
+  }
+  stacks_ = std::make_unique<StackSymbols>(size_t(module_.limits.maxstringlen));
+  if (bpf_map* stacks = bpf_object__find_map_by_name(obj_, STAP_STACKS_MAP)) {
+    bpf_map* lost = bpf_object__find_map_by_name(obj_, STAP_STACKS_LOST_MAP);
+    stacks_->set_maps(bpf_map__fd(stacks), bpf_map__value_size(stacks), lost ? bpf_map__fd(lost) : -1);
+  }
+  set_session_stack_symbols(stacks_.get());
+  if (!options_.command.empty()) {
+    std::string error;
+    if (!child_.start(options_.command, error)) {
+      std::fprintf(stderr, "ERROR: cannot start the -c command: %s\n", error.c_str());
+      return false;
+    }
+  }
+  stap_globals_header& h = store_->header();
+  h.target_pid = options_.command.empty() ? options_.target_pid : child_.pid();
+  // bpf_ktime_get_ns() is CLOCK_MONOTONIC; gettimeofday_*() add this.
+  h.realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  h.runtime_pid = getpid();
+  __atomic_store_n(&h.state, STAP_STATE_STARTING, __ATOMIC_SEQ_CST);
+
+  InterpreterHost host;
+  host.out = out_;
+  host.target_pid = h.target_pid;
+  host.request_exit = [this] { request_stop(Stop::exit); };
+  host.request_abort = [this] { request_stop(Stop::abort); };
+  host.warn = [this](const std::string& message) { warn(message); };
+  if (!options_.module_name.empty()) host.module_name = options_.module_name;
+  interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
+  return true;
+}
+
+bool Session::add_fd(int fd, uint64_t tag) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  return epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+bool Session::start_events() {
+  bpf_map* events = bpf_object__find_map_by_name(obj_, STAP_EVENTS_MAP);
+  if (events) ring_ = ring_buffer__new(bpf_map__fd(events), on_record, this, nullptr);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (!ring_ || epoll_fd_ < 0 || signal_fd_ < 0) {
+    std::fprintf(stderr, "ERROR: cannot read the %s ring buffer: %s\n", STAP_EVENTS_MAP,
+                 std::strerror(errno));
+    return false;
+  }
+  bool ok = add_fd(ring_buffer__epoll_fd(ring_), kTagRing) && add_fd(signal_fd_, kTagSignal);
+  if (child_.exit_fd() >= 0) ok = ok && add_fd(child_.exit_fd(), kTagChild);
+  if (!ok) std::fprintf(stderr, "ERROR: epoll: %s\n", std::strerror(errno));
+  return ok;
+}
+
+// begin, end or error probes: in sequence order (declaration order among
+// equal sequences), stopping early when an error ends the session.
+void Session::run_probes(ir::SessionSpec::Event event) {
+  std::vector<std::pair<int64_t, size_t>> order;  // sequence, index
+  for (size_t i = 0; i < module_.probes.size(); ++i)
+    if (const auto* s = module_.probes[i].as<ir::SessionSpec>(); s && s->event == event)
+      order.emplace_back(s->sequence, i);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& entry : order) {
+    // exit() or too many errors in a begin probe skip the begin probes
+    // left, as stap's session state does; end and error probes all run.
+    if (event == ir::SessionSpec::Event::begin && stop_ != Stop::none) break;
+    run_user_probe(entry.second);
+  }
+}
+
+void Session::run_user_probe(size_t index) {
+  ProbeOutcome outcome = interpreter_->run_probe(index);
+  if (!outcome.error) return;
+  ++user_errors_;
+  report_error(outcome.message);
+}
+
+bool Session::attach_all() {
+  std::set<std::string> attached;
+  for (const ir::Probe& p : module_.probes) {
+    if (p.context != ir::Context::kernel) continue;
+    std::string error;
+    AttachReport report{options_.verbose, [this](const std::string& m) { warn(m); }};
+    report.target_pid = int(store_->header().target_pid);
+    if (!attach_probe(obj_, p, links_, attached, error, report)) {
+      std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Session::start_timers() {
+  for (size_t i = 0; i < module_.probes.size(); ++i) {
+    const ir::TimerSpec* t = module_.probes[i].as<ir::TimerSpec>();
+    if (!t) continue;
+    timers_.emplace_back(t->period_ns, t->randomize_ns);
+    timer_probes_.push_back(i);
+  }
+  for (size_t i = 0; i < timers_.size(); ++i) {
+    if (!timers_[i].start() || !add_fd(timers_[i].fd(), kTagTimer + i)) {
+      std::fprintf(stderr, "ERROR: cannot start the timer of probe %s: %s\n",
+                   module_.probes[timer_probes_[i]].pp.c_str(), std::strerror(errno));
+      return false;
+    }
+  }
+  if (options_.timeout_s > 0) {
+    timeout_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    itimerspec spec{};
+    spec.it_value.tv_sec = options_.timeout_s;
+    if (timeout_fd_ < 0 || timerfd_settime(timeout_fd_, 0, &spec, nullptr) != 0 ||
+        !add_fd(timeout_fd_, kTagTimeout)) {
+      std::fprintf(stderr, "ERROR: cannot start the -T timer: %s\n", std::strerror(errno));
+      return false;
+    }
+  }
+  return true;
+}
+
+void Session::loop() {
+  epoll_event events[16];
+  while (stop_ == Stop::none) {
+    // The ring buffer also drains on a period, for records whose writer
+    // chose not to wake us (BPF_RB_NO_WAKEUP) and for the header counters.
+    int n = epoll_wait(epoll_fd_, events, 16, kDrainPeriodMs);
+    if (n == 0) drain();
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::fprintf(stderr, "ERROR: epoll_wait: %s\n", std::strerror(errno));
+      request_stop(Stop::errors);
+      break;
+    }
+    for (int i = 0; i < n && stop_ == Stop::none; ++i) on_event(events[i].data.u64);
+    flush_if_due(n == 0);
+  }
+}
+
+// Output to a pipe or file is block-buffered for throughput, but never
+// held back for long: `stap ... | grep` shows lines within ~100 ms, as
+// staprun writes what it reads from the kernel as it goes.
+void Session::flush_if_due(bool idle) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  int64_t now_ms = int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+  if (!idle && now_ms - last_flush_ms_ < kDrainPeriodMs) return;
+  std::fflush(out_);
+  last_flush_ms_ = now_ms;
+}
+
+void Session::on_event(uint64_t tag) {
+  if (tag == kTagRing) {
+    drain();
+  } else if (tag == kTagSignal) {
+    signalfd_siginfo info;
+    while (read(signal_fd_, &info, sizeof info) == sizeof info) request_stop(Stop::signal);
+  } else if (tag == kTagChild) {
+    child_.reap();
+    request_stop(Stop::child);
+  } else if (tag == kTagTimeout) {
+    request_stop(Stop::timeout);
+  } else if (tag >= kTagTimer && tag - kTagTimer < timers_.size()) {
+    size_t t = tag - kTagTimer;
+    // Several missed periods still run the handler once, as a late
+    // hrtimer in stap does.
+    // Kernel records written before the timer fired print before its
+    // output (the BPF side batches wake-ups, so some may still wait).
+    if (timers_[t].acknowledge() > 0) {
+      drain();
+      run_user_probe(timer_probes_[t]);
+    }
+  }
+}
+
+void Session::drain() {
+  ring_buffer__consume(ring_);
+  check_kernel_counters();
+}
+
+// exit() and errors in kernel context also show in the header, so that a
+// record lost to a full buffer still stops the session.
+void Session::check_kernel_counters() {
+  stap_globals_header& h = store_->header();
+  if (__atomic_load_n(&h.exit_requested, __ATOMIC_RELAXED)) request_stop(Stop::exit);
+  if (!options_.suppress_handler_errors && total_errors() > module_.limits.maxerrors)
+    request_stop(Stop::errors);
+}
+
+// Records come in the order the kernel reserved them.  Those after an
+// exit() or after the error that passed MAXERRORS were written by probes
+// that stap would not have run any more (its session state changes inside
+// the probe; ours when this loop reads the record), so they are dropped.
+int Session::on_record(void* ctx, void* data, size_t size) {
+  Session& s = *static_cast<Session*>(ctx);
+  if (s.closed_to_kernel_) return 0;
+  DecodedRecord r = s.decoder_->decode(data, size);
+  switch (r.kind) {
+    case DecodedRecord::Kind::print:
+      std::fwrite(r.text.data(), 1, r.text.size(), s.out_);
+      break;
+    case DecodedRecord::Kind::exit:
+      s.request_stop(Stop::exit);
+      s.close_to_kernel();
+      break;
+    case DecodedRecord::Kind::error:
+      ++s.kernel_error_records_;
+      s.report_error(r.text);
+      // The error that passes MAXERRORS is the last one said, as in stap.
+      if (s.errors_read() > s.module_.limits.maxerrors && !s.options_.suppress_handler_errors)
+        s.close_to_kernel();
+      break;
+    case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
+    case DecodedRecord::Kind::warn: s.warn(r.text); break;
+    case DecodedRecord::Kind::abort:
+      s.request_stop(Stop::abort);
+      s.close_to_kernel();
+      break;
+  }
+  return 0;
+}
+
+void Session::close_to_kernel() {
+  closed_to_kernel_ = true;
+  kernel_errors_at_close_ = kernel_error_records_;
+}
+
+void Session::request_stop(Stop why) {
+  // The first reason wins, except that too many errors or abort() decide
+  // which closing probes run whatever came first.
+  if (stop_ == Stop::none || why == Stop::errors || why == Stop::abort) stop_ = why;
+  // Kernel-context probes stop running now, as stap's session state does.
+  if (store_) __atomic_store_n(&store_->header().state, STAP_STATE_STOPPING, __ATOMIC_SEQ_CST);
+}
+
+// One runtime error: said at once (after the output so far), counted, and
+// past MAXERRORS the session ends with error probes instead of end probes.
+// With --suppress-handler-errors an error is only counted: no message, no
+// MAXERRORS, and the count in the closing warning.
+void Session::report_error(const std::string& message) {
+  if (options_.suppress_handler_errors) return;
+  std::fflush(out_);
+  std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+  ++errors_said_;
+  if (errors_read() > module_.limits.maxerrors) request_stop(Stop::errors);
+}
+
+// As staprun: -w silences warnings; without -v each distinct warning is
+// said once (up to a bound on what is remembered).
+void Session::warn(const std::string& message) {
+  if (options_.suppress_warnings) return;
+  if (options_.verbose == 0) {
+    constexpr size_t kMaxRemembered = 1024;
+    if (warned_.count(message)) return;
+    if (warned_.size() == kMaxRemembered) {
+      if (!warned_full_) std::fprintf(stderr, "WARNING deduplication table full\n");
+      warned_full_ = true;
+    } else {
+      warned_.insert(message);
+    }
+  }
+  std::fflush(out_);
+  std::fprintf(stderr, "WARNING: %s\n", message.c_str());
+}
+
+// Errors whose message has been read: the user-context ones and the
+// kernel records drained so far.  The header's count also holds errors
+// whose records are still in the ring buffer, so deciding on it would
+// stop the session before those are said.
+int64_t Session::errors_read() const { return user_errors_ + kernel_error_records_; }
+
+// Kernel errors are counted from their records, and from the header for
+// records lost to a full buffer; errors of dropped records do not count.
+int64_t Session::total_errors() const {
+  if (closed_to_kernel_) return user_errors_ + kernel_errors_at_close_;
+  int64_t kernel = kernel_error_records_;
+  if (store_) kernel = std::max<int64_t>(kernel, static_cast<int64_t>(store_->header().errors));
+  return user_errors_ + kernel;
+}
+
+bool Session::signal_pending() {
+  signalfd_siginfo info;
+  bool any = false;
+  while (read(signal_fd_, &info, sizeof info) == sizeof info) any = true;
+  return any;
+}
+
+int Session::finish() {
+  // STOPPING keeps every kernel probe body from running from here on, so
+  // the links can wait until the closing output is out: detaching
+  // perf-event tracepoints takes tens of ms each (RCU grace periods,
+  // serialised in the kernel), which the user should not wait for to see
+  // the end probes' report.
+  request_stop(stop_ == Stop::none ? Stop::exit : stop_);
+  drain();
+  if (stop_ != Stop::abort)
+    run_probes(stop_ == Stop::errors ? ir::SessionSpec::Event::error : ir::SessionSpec::Event::end);
+  drain();
+  std::fflush(out_);
+  if (!options_.folded_file.empty()) {
+    std::string error;
+    if (!write_folded_stacks(options_.folded_file, module_, *store_, *stacks_, error))
+      std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+  }
+  if (uint64_t lost = stacks_->lost_captures())
+    warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "
+         "very rarely a hash collision): they count as \"\". Try -D MAXMAPENTRIES=N to enlarge it.");
+  const stap_globals_header& h = store_->header();
+  int64_t errors = total_errors();
+  if (errors > 0 || h.skipped > 0)
+    warn("Number of errors: " + std::to_string(errors) +
+         ", skipped probes: " + std::to_string(h.skipped));
+  if (h.lost_records > 0) {
+    bpf_map* events = bpf_object__find_map_by_name(obj_, STAP_EVENTS_MAP);
+    uint64_t mb = events ? bpf_map__max_entries(events) >> 20 : 0;
+    warn("There were " + std::to_string(h.lost_records) +
+         " transport failures. Try stap -s to increase the buffer size from " +
+         std::to_string(mb) + ".");
+  }
+  std::fflush(stderr);
+  int64_t detach_start = clock_ns(CLOCK_MONOTONIC);
+  size_t link_count = links_.size();
+  destroy_links(links_);
+  if (options_.verbose >= 2)
+    std::fprintf(stderr, "Pass 5: detached %zu links in %.1f ms\n", link_count,
+                 double(clock_ns(CLOCK_MONOTONIC) - detach_start) / 1e6);
+  // staprun's rule: any ERROR line makes the run fail.
+  return errors_said_ > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_object(std::string_view object_bytes, const RunOptions& options) {
+  Session session(options);
+  return session.run(object_bytes);
+}
+
+}  // namespace stap
