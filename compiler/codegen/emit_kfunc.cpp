@@ -66,7 +66,8 @@ Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
     v = trampoline ? trampoline_slot(context_.arg_count)
                    : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
   } else {
-    if (n->a < 0 || n->a > 5) unsupported(n, "a function argument past the sixth");
+    if (n->a < 0 || (!trampoline && n->a > 5))
+      unsupported(n, "a function argument past the sixth");
     if (trampoline && n->a >= context_.arg_count)
       unsupported(n, "argument " + std::to_string(n->a + 1) + " of a function with " +
                          std::to_string(context_.arg_count) + " parameters");

@@ -97,6 +97,8 @@ struct ProgramContext {
 // Probe::program_name; false with `error` set.
 bool emit_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::TracepointSpec& tp,
                              size_t index, std::string& error);
+bool emit_btf_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::BtfTracepointSpec& tp,
+                                 size_t index, std::string& error);
 // A syscall probe's body, a subprogram; the dispatching programs of both
 // directions come after every body (emit_syscall_dispatchers).
 bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc, size_t index,

@@ -113,6 +113,14 @@ struct TargetUse : ast::TraversingVisitor {
 
 }  // namespace
 
+ir::Probe kernel_probe(ir::ProbeSpec spec, std::string pp) {
+  ir::Probe probe;
+  probe.context = ir::Context::kernel;
+  probe.pp = std::move(pp);
+  probe.spec = std::move(spec);
+  return probe;
+}
+
 bool reads_probe_context(const DerivedProbe& dp) {
   TargetUse use;
   if (dp.decl->body) dp.decl->body->accept(use);

@@ -67,6 +67,8 @@ bool reads_probe_context(const DerivedProbe& dp);
 // Whether a failure to resolve the point must stay silent: the point, or
 // any point it was derived through, is optional ('?') or sufficient ('!').
 bool optional_point(const DerivedProbe& dp);
+// A kernel-context probe of point `pp` with `spec`, its body to come.
+ir::Probe kernel_probe(ir::ProbeSpec spec, std::string pp);
 
 class TraceEvents;   // trace_events.h
 class KindLowering;  // kinds/kinds.h

@@ -42,7 +42,8 @@ bool prepare_probe(bpf_object* obj, const ir::Probe& p, std::string& error) {
       [&](const ir::UprobeSpec& u) {
         prepare_uprobe(obj, p, u);
         return true;
-      });
+      },
+      [](const ir::BtfTracepointSpec&) { return true; });
 }
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -69,7 +70,11 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
         return prog && attach_perf(prog, p, perf, links, report, error);
       },
       [&](const ir::KfuncSpec& k) { return attach_kfunc(obj, p, k, links, report, error); },
-      [&](const ir::UprobeSpec& u) { return attach_uprobe(obj, p, u, links, report, error); });
+      [&](const ir::UprobeSpec& u) { return attach_uprobe(obj, p, u, links, report, error); },
+      [&](const ir::BtfTracepointSpec& tp) {
+        bpf_program* prog = program_of(obj, p, error);
+        return prog && attach_btf_tracepoint(prog, p, tp, links, error);
+      });
 }
 
 void AttachReport::warning(const std::string& message) const {

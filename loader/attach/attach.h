@@ -59,6 +59,8 @@ bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::Tracepoi
                        std::vector<bpf_link*>& links, std::string& error);
 bool attach_syscall(bpf_program* prog, const ir::Probe& p, const ir::SyscallSpec& sc,
                     std::vector<bpf_link*>& links, std::string& error);
+bool attach_btf_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::BtfTracepointSpec& tp,
+                           std::vector<bpf_link*>& links, std::string& error);
 // Perf events on every online CPU, or on the tasks of the processes a
 // .process probe counts in (attach_perf.cpp, attach_perf_task.cpp).
 bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& perf,

@@ -1,5 +1,5 @@
-// The interpreter's insides, shared by its three files (private to
-// loader/interpreter*.cpp):
+// The interpreter's insides, shared by its files (private to
+// loader/interp/):
 //   interpreter.cpp     statements, expressions, operators, calls, errors
 //   interp_builtins.cpp the user-context builtins, one table by name
 //   interp_foreach.cpp  foreach: sorting, limit, slices, histogram buckets

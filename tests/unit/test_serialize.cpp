@@ -129,7 +129,8 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
                                   TimerSpec{1000, 50},
                                   TracepointSpec{"sched", "sched_switch"},
                                   SyscallSpec{"syscalls", "sys_exit_read", 0},
-                                  kfunc, perf, uprobe};
+                                  kfunc, perf, uprobe,
+                                  BtfTracepointSpec{"sched_switch", "kvm", 4}};
   REQUIRE(specs.size() == std::variant_size_v<ProbeSpec>);
   for (const ProbeSpec& spec : specs) {
     Probe p{.pp = kind_name(spec), .context = Context::kernel, .spec = spec};
@@ -148,9 +149,12 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
   CHECK(std::get<KfuncSpec>(back.probes[4].spec).site_points == kfunc.site_points);
   CHECK(std::get<PerfSpec>(back.probes[5].spec).process == "/bin/sh");
   CHECK(std::get<UprobeSpec>(back.probes[6].spec).semaphores == uprobe.semaphores);
+  CHECK(std::get<BtfTracepointSpec>(back.probes[7].spec).module == "kvm");
   CHECK(print_module(back) == print_module(m));
   CHECK(print_module(m).find("probe 6 uprobe kernel uprobe return binary=/bin/true pid=42 "
                              "sites=main@0x10,f@0x20/sem=0x30") != std::string::npos);
+  CHECK(print_module(m).find("probe 7 tp_btf kernel tp_btf tracepoint=sched_switch args=4 "
+                             "module=kvm") != std::string::npos);
 }
 
 TEST_CASE("a probe kind the runtime does not know is refused", "[serialize]") {

@@ -342,7 +342,9 @@ class KernelFunctionProvider : public ProbeProvider {
   bool matches(const ast::ProbePoint& point) const override {
     if (point.components.empty()) return false;
     const std::string& head = point.components[0].functor;
-    if (head == "module" || head == "kprobe") return true;
+    if (head == "kprobe") return true;
+    if (head == "module")  // module("M").tracepoint is btf_tracepoint.cpp's
+      return point.components.size() < 2 || point.components[1].functor != "tracepoint";
     if (head != "kernel") return false;
     return point.components.size() < 2 || (point.components[1].functor != "trace" &&
                                            point.components[1].functor != "tracepoint");

@@ -34,6 +34,7 @@ struct KernelFunctionRef;  // elaborate/program.h
 namespace kernel {
 class KernelBtf;
 class KernelSymbols;
+struct Function;
 }  // namespace kernel
 
 // How alias expansion asks a provider to resolve a point (resolve()).
@@ -157,6 +158,15 @@ const ProbeProvider& tracepoint_provider();
 const ProbeProvider& kernel_function_provider();
 const ProbeProvider& process_provider();
 const ProbeProvider& perf_provider();
+const ProbeProvider& btf_tracepoint_provider();
+
+// The tracepoints kernel.tracepoint(PATTERN) names in `btf`: vmlinux's
+// (module "") or module M's, sorted (btf_tracepoint.cpp).
+std::vector<std::string> match_btf_tracepoints(kernel::KernelBtf& btf, const std::string& pattern,
+                                               const std::string& module);
+// The name a BTF tracepoint's argument i goes by: the kernel's, else
+// "arg<i+1>".
+std::string tracepoint_arg_name(const kernel::Function& tp, size_t i);
 
 // The running kernel's BTF and symbols, read on first use, once per
 // process (kernel_function.cpp): pass 2 resolves kernel.function points

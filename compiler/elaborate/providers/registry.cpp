@@ -21,6 +21,7 @@ const std::vector<const ProbeProvider*>& all_providers() {
       &begin_end_provider(),
       &timer_provider(),
       &tracepoint_provider(),
+      &btf_tracepoint_provider(),
       &kernel_function_provider(),
       &process_provider(),
       &perf_provider(),

@@ -1,8 +1,8 @@
-// Kernel tracepoints: kernel.trace("[sys:]name") (wildcards allowed in
-// both parts) and kernel.tracepoint("name") (typed arguments from BTF).
-// Which tracepoints exist is known only from tracefs/BTF on the target
-// kernel, so pass 2 checks the shape and keeps the point for the provider's
-// resolution.
+// Kernel trace events: kernel.trace("[sys:]name") (wildcards allowed in
+// both parts), their fields from tracefs.  (kernel.tracepoint("name"), the
+// typed BTF tracepoints, is btf_tracepoint.cpp's.)  Which events exist is
+// known only from tracefs on the target kernel, so pass 2 checks the shape
+// and keeps the point for lowering's resolution.
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -18,16 +18,14 @@ namespace {
 class TracepointProvider : public ProbeProvider {
  public:
   TracepointProvider()
-      : ProbeProvider("kernel.trace", {"kernel.trace(string)", "kernel.tracepoint(string)"},
-                      /*resolved_later=*/true) {}
+      : ProbeProvider("kernel.trace", {"kernel.trace(string)"}, /*resolved_later=*/true) {}
 
   // The tracepoint's fields ($prev, $next ...), from its format or BTF.
   bool has_target_vars(const ast::ProbePoint&) const override { return true; }
 
   bool matches(const ast::ProbePoint& point) const override {
     return point.components.size() >= 2 && point.components[0].functor == "kernel" &&
-           (point.components[1].functor == "trace" ||
-            point.components[1].functor == "tracepoint");
+           point.components[1].functor == "trace";
   }
 
   // A field is a string when it is one in every event the point matches
@@ -143,7 +141,7 @@ class TracepointProvider : public ProbeProvider {
 
  private:
   // The events a kernel.trace point names on this system; false when that
-  // cannot be told (no tracefs, not root, kernel.tracepoint).
+  // cannot be told (no tracefs, not root).
   static bool matching_events(const ast::ProbePoint& point, std::vector<tracefs::Event>& out) {
     const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
     if (!lit || point.components[1].functor != "trace") return false;

@@ -50,13 +50,6 @@ void KfuncLowering::lower(const DerivedProbe& dp) {
   }
   ir::KfuncSpec base;
   base.is_return = is_return_point(*dp.point);
-  auto probe_of = [](ir::KfuncSpec spec, std::string pp) {
-    ir::Probe probe;
-    probe.context = ir::Context::kernel;
-    probe.pp = std::move(pp);
-    probe.spec = std::move(spec);
-    return probe;
-  };
   if (reads_probe_context(dp)) {
     for (const KernelFunctionRef& f : functions) {
       if (lower_by_dwarf(dp, f)) continue;  // kfunc_dwarf.cpp
@@ -65,7 +58,7 @@ void KfuncLowering::lower(const DerivedProbe& dp) {
       spec.module = f.module;
       std::optional<kernel::Function> fn = btf_function(l_, f.name, f.module);
       spec.arg_count = fn ? static_cast<int64_t>(fn->params.size()) : -1;
-      lower_one(dp, probe_of(std::move(spec), kernel_function_point(*dp.point, f)));
+      lower_one(dp, kernel_probe(std::move(spec), kernel_function_point(*dp.point, f)));
     }
     return;
   }
@@ -84,7 +77,7 @@ void KfuncLowering::lower(const DerivedProbe& dp) {
       pp = dp.point->to_string();
     }
     spec.functions = std::move(names);
-    lower_one(dp, probe_of(std::move(spec), std::move(pp)));
+    lower_one(dp, kernel_probe(std::move(spec), std::move(pp)));
   }
 }
 

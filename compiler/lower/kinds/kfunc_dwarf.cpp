@@ -85,20 +85,13 @@ void KfuncLowering::lower_dwarf_points(const DerivedProbe& dp) {
   base.is_return = r.is_return;
   base.module = r.process == "kernel" ? "" : r.process;
   base.arg_count = -1;  // kprobes only: they take an offset and give pt_regs
-  auto probe_of = [](ir::KfuncSpec spec, std::string pp) {
-    ir::Probe probe;
-    probe.context = ir::Context::kernel;
-    probe.pp = std::move(pp);
-    probe.spec = std::move(spec);
-    return probe;
-  };
   if (reads_probe_context(dp)) {
     for (const di::ProbeSite& s : r.sites) {
       ir::KfuncSpec spec = base;
       spec.functions = {s.symbol};
       spec.offsets = {s.offset};
       spec.site_points = {s.point};
-      ir::Probe probe = probe_of(std::move(spec), s.point);
+      ir::Probe probe = kernel_probe(std::move(spec), s.point);
       KfuncDwarfBody context(l_, probe, *dp.point, r, s);
       l_.lower_body(dp, std::move(probe), context);
     }
@@ -112,7 +105,7 @@ void KfuncLowering::lower_dwarf_points(const DerivedProbe& dp) {
     spec.offsets.push_back(s.offset);
     spec.site_points.push_back(s.point);
   }
-  lower_one(dp, probe_of(std::move(spec),
+  lower_one(dp, kernel_probe(std::move(spec),
                          r.sites.size() == 1 ? r.sites[0].point : dp.point->to_string()));
 }
 

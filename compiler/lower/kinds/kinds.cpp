@@ -17,7 +17,7 @@ bool profile(const DerivedProbe& dp) {
 }
 // timer.UNIT(N)[.randomize(M)], timer.hz(N).
 bool interval(const DerivedProbe& dp) { return dp.point->components.size() >= 2; }
-// kernel.trace("system:event"); kernel.tracepoint("name") has no kind yet.
+// kernel.trace("system:event").
 bool trace_event(const DerivedProbe& dp) {
   return dp.point->components.size() == 2 && dp.point->components[1].functor == "trace";
 }
@@ -36,6 +36,7 @@ const Row kRows[] = {
     {timer_provider, interval, make_timer_lowering},
     {perf_provider, any, make_perf_lowering},
     {tracepoint_provider, trace_event, make_tracepoint_lowering},
+    {btf_tracepoint_provider, any, make_btf_tracepoint_lowering},
     {kernel_function_provider, any, make_kfunc_lowering},
     {process_provider, code_sites, make_uprobe_lowering},
     {process_provider, any, make_process_lowering},

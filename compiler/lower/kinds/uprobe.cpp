@@ -89,25 +89,19 @@ void UprobeLowering::lower(const DerivedProbe& dp) {
     spec.functions.push_back(s.function);
     spec.site_points.push_back(s.point);
   };
-  auto probe_of = [](ir::UprobeSpec spec, std::string pp) {
-    ir::Probe probe;
-    probe.context = ir::Context::kernel;
-    probe.pp = std::move(pp);
-    probe.spec = std::move(spec);
-    return probe;
-  };
   if (reads_probe_context(dp)) {
     for (const debuginfo::ProbeSite* s : sites) {
       ir::UprobeSpec spec = base;
       add_site(spec, *s);
-      lower_one(dp, probe_of(std::move(spec), s->point), s);
+      lower_one(dp, kernel_probe(std::move(spec), s->point), s);
     }
     return;
   }
   ir::UprobeSpec spec = base;
   for (const debuginfo::ProbeSite* s : sites) add_site(spec, *s);
   std::string pp = sites.size() == 1 ? sites[0]->point : dp.point->to_string();
-  lower_one(dp, probe_of(std::move(spec), std::move(pp)), sites.size() == 1 ? sites[0] : nullptr);
+  lower_one(dp, kernel_probe(std::move(spec), std::move(pp)),
+            sites.size() == 1 ? sites[0] : nullptr);
 }
 
 // probefunc(), probemod() and pp() in a uprobe's body: literals for one

@@ -56,4 +56,9 @@ void UprobeSpec::print(std::ostream& o) const {
   }
 }
 
+void BtfTracepointSpec::print(std::ostream& o) const {
+  o << " tracepoint=" << name << " args=" << args;
+  if (!module.empty()) o << " module=" << module;
+}
+
 }  // namespace stap::ir

@@ -165,8 +165,26 @@ struct UprobeSpec {
   void print(std::ostream& o) const;
 };
 
-using ProbeSpec =
-    std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec, PerfSpec, UprobeSpec>;
+// A BTF tracepoint (kernel.tracepoint("NAME"), module("M").tracepoint):
+// a tp_btf program on `name` ("" module: vmlinux's), whose context is the
+// tracepoint's arguments, one u64 each, typed by its btf_trace_NAME
+// typedef; `args` of them.
+struct BtfTracepointSpec {
+  std::string name, module;
+  int64_t args = 0;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.name);
+    f(s.module);
+    f(s.args);
+  }
+  const char* kind_name() const { return "tp_btf"; }
+  void print(std::ostream& o) const;
+};
+
+using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
+                               PerfSpec, UprobeSpec, BtfTracepointSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);

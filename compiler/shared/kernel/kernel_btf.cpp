@@ -204,6 +204,49 @@ std::vector<std::string> KernelBtf::function_names(const std::string& module) {
   return out;
 }
 
+namespace {
+constexpr std::string_view kTraceTypedef = "btf_trace_";
+}  // namespace
+
+std::vector<std::string> KernelBtf::tracepoint_names(const std::string& module) {
+  std::vector<std::string> out;
+  const btf* b = module_btf(module);
+  if (!b) return out;
+  for (const auto& [n, id] : impl_->index(b).typedefs)
+    if (n.starts_with(kTraceTypedef)) out.emplace_back(n.substr(kTraceTypedef.size()));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<Function> KernelBtf::tracepoint(const std::string& name, const std::string& module) {
+  for (auto& [mod, b] : impl_->scope(*this, module)) {
+    auto id = find_in(impl_->index(b).typedefs, std::string(kTraceTypedef) + name);
+    if (!id) continue;
+    // typedef void (*btf_trace_NAME)(void *, ARGS...);
+    Type pointer = strip(Type{b, *id});
+    if (kind(pointer) != TypeKind::pointer) continue;
+    const btf_type* proto = btf__type_by_id(b, pointee(pointer).id);
+    if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) < 1) continue;
+    Function f;
+    f.name = name;
+    f.module = mod;
+    f.ret = Type{b, 0};
+    const btf_param* p = btf_params(proto);
+    for (uint16_t i = 1; i < btf_vlen(proto); ++i) f.params.push_back(Param{"", Type{b, p[i].type}});
+    // The typedef's parameters have no names.  The kernel's functions of
+    // the same prototype do: __probestub_NAME (6.4+, one per tracepoint),
+    // or __bpf_trace_NAME where the event is its own class (6.1).
+    for (const char* prefix : {"__probestub_", "__bpf_trace_"}) {
+      std::optional<Function> named = function(prefix + name, mod);
+      if (!named || named->params.size() != f.params.size() + 1) continue;
+      for (size_t i = 0; i < f.params.size(); ++i) f.params[i].name = named->params[i + 1].name;
+      break;
+    }
+    return f;
+  }
+  return std::nullopt;
+}
+
 std::optional<Type> KernelBtf::find_type(const std::string& name, const std::string& module) {
   std::string bare = name;
   int only = -1;  // a kind when the name says which, else any

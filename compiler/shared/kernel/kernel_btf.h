@@ -77,6 +77,15 @@ class KernelBtf {
   // sorted, without duplicates.
   std::vector<std::string> function_names(const std::string& module);
 
+  // BTF tracepoints (tp_btf programs): the names of the tracepoints whose
+  // btf_trace_NAME typedef vmlinux (module "" or "kernel") or one module
+  // has, sorted; and a tracepoint's arguments from that typedef, without
+  // the leading `void *` of the callback (the program's context is the
+  // rest, one u64 each), named as the kernel's __probestub_NAME or
+  // __bpf_trace_NAME function names them ("" where neither exists).
+  std::vector<std::string> tracepoint_names(const std::string& module);
+  std::optional<Function> tracepoint(const std::string& name, const std::string& module = "");
+
   // A named type: "struct task_struct", "union bpf_attr", "enum x",
   // "task_struct" (struct, union, typedef or enum of that name, in that
   // order), "u32", "unsigned long".  In `module` when given, else vmlinux
