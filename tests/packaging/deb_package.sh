@@ -19,7 +19,7 @@ done
 [ -e /sys/kernel/btf/vmlinux ] || skip "the kernel has no BTF"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf --one-file-system "$tmp"' EXIT
 failed=0
 fail() { echo "FAIL: $*"; failed=1; }
 
@@ -63,13 +63,14 @@ for bin in "$root/usr/bin/stap" "$root/usr/bin/stapbpf"; do
 done
 
 # Runs a command chrooted in the root, with the kernel's file systems.
+chroot_bin=$(command -v chroot)
 in_root() {
   unshare --mount --propagation private sh -c '
-    root=$1; shift
+    root=$1 chroot_bin=$2; shift 2
     mount --rbind /proc "$root/proc" && mount --rbind /sys "$root/sys" &&
       mount --rbind /dev "$root/dev" || exit 90
-    cd "$root" && exec chroot "$root" env -i PATH=/usr/bin HOME=/tmp SYSTEMTAP_DIR=/tmp/stap "$@"
-  ' in_root "$root" "$@"
+    exec env -i PATH=/usr/bin HOME=/tmp SYSTEMTAP_DIR=/tmp/stap "$chroot_bin" "$root" "$@"
+  ' in_root "$root" "$chroot_bin" "$@"
 }
 
 out=$(in_root /usr/bin/stap -e 'probe begin { println("ok from the package"); exit() }' 2>&1)
