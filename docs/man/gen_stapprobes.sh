@@ -102,6 +102,7 @@ alias_entries() {
   cat <<EOF
 .TH STAPPROBES 3stap "2025" "stap-bpf $version" "stap-bpf probe points"
 .nh
+.ad l
 .SH NAME
 stapprobes \- the probe points and tapset aliases of stap\-bpf
 .SH DESCRIPTION
