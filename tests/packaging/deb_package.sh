@@ -12,7 +12,7 @@
 set -uo pipefail
 src=$1 build=$2
 skip() { echo "SKIP: $*"; exit 77; }
-for tool in dpkg dpkg-deb dpkg-shlibdeps cpack unshare chroot ldd; do
+for tool in dpkg dpkg-deb dpkg-shlibdeps cpack unshare chroot ldd objdump; do
   command -v "$tool" >/dev/null || skip "$tool is missing (scripts/install-deps.sh installs it)"
 done
 [ "$(id -u)" -eq 0 ] || skip "needs root (dpkg --root, chroot, BPF)"
@@ -27,9 +27,18 @@ deb=$("$src/scripts/package.sh" "$build" "$tmp/out") || { echo "FAIL: package.sh
 echo "built $(basename "$deb") ($(du -k "$deb" | cut -f1) KB)"
 
 # Control fields: dependencies from the linked libraries, the conflict.
+# Each library a binary needs directly (DT_NEEDED) belongs to a package
+# that Depends names (libbpf and LLVM are linked statically).
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libbpf1 libelf1 libdw1 libc6 'libllvm19|libclang-cpp19'; do
-  grep -qE "(^|, )($lib)( |,|$)" <<<"$depends" || fail "Depends lacks $lib: $depends"
+for bin in "$build/stap" "$build/stapbpf"; do
+  for soname in $(objdump -p "$bin" | awk '$1 == "NEEDED" && $2 !~ /^ld-linux/ {print $2}'); do
+    path=$(ldd "$bin" | awk -v so="$soname" '$1 == so && $3 ~ /^\// {print $3}')
+    [ -n "$path" ] || { fail "ldd does not resolve $soname"; continue; }
+    pkg=$( (dpkg -S "$path" || dpkg -S "/usr$path") 2>/dev/null | head -1 | cut -d: -f1)
+    [ -n "$pkg" ] || { fail "no package holds $soname ($path)"; continue; }
+    awk -v p="$pkg" 'BEGIN { RS = ", *" } { sub(/ .*/, ""); if ($0 == p) found = 1 } END { exit !found }' \
+      <<<"$depends" || fail "Depends lacks $pkg (for $soname): $depends"
+  done
 done
 conflicts=$(dpkg-deb -f "$deb" Conflicts)
 grep -qE '(^|, )systemtap(,|$)' <<<"$conflicts" || fail "Conflicts lacks systemtap: $conflicts"
