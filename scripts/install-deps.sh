@@ -12,6 +12,7 @@ build_packages=(
   libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev linux-libc-dev
   libfmt-dev catch2
   liblzma-dev systemtap-sdt-dev
+  groff-base man-db dpkg-dev
 )
 if [ "${1:-}" = "--guest" ]; then
   packages=("${guest_packages[@]}")

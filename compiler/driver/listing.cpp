@@ -202,4 +202,28 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
   return listing.empty() ? 1 : 0;
 }
 
+int dump_probe_types(std::ostream& out) {
+  std::set<std::string> patterns;
+  for (const ProbeProvider* p : all_providers())
+    for (const ProbePattern& pattern : p->patterns()) patterns.insert(pattern.text);
+  for (const std::string& p : patterns) out << p << "\n";
+  return 0;
+}
+
+int dump_probe_aliases(Frontend& fe, std::ostream& out, std::ostream& err) {
+  bool ok = fe.load_tapsets();
+  fe.diagnostics().flush(err);
+  if (!ok) return 1;
+  std::set<std::string> lines;
+  for (const ast::AliasDecl* alias : fe.library().all_aliases()) {
+    std::string points;
+    for (const ast::ProbePoint* p : alias->points)
+      points += (points.empty() ? "" : ", ") + point_text(*p);
+    for (const ast::ProbePoint* name : alias->names)
+      lines.insert(name->to_string() + (alias->epilogue ? " += " : " = ") + points);
+  }
+  for (const std::string& line : lines) out << line << "\n";
+  return 0;
+}
+
 }  // namespace stap

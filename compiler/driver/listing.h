@@ -31,4 +31,12 @@ namespace stap {
 // Runs -l/-L for `o.list_pattern`; returns the exit status.
 int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream& err);
 
+// --dump-probe-types: every pattern of every provider (providers/
+// registry.cpp), sorted, one a line: "timer.ms(number)".
+int dump_probe_types(std::ostream& out);
+// --dump-probe-aliases: each probe alias of the tapset library, one line
+// per alias name, sorted: "vfs.read = kernel.function(\"vfs_read\")".
+// The syscall aliases, generated per kernel, are not among them.
+int dump_probe_aliases(Frontend& fe, std::ostream& out, std::ostream& err);
+
 }  // namespace stap

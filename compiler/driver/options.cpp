@@ -24,6 +24,8 @@ enum LongOnly {
   opt_ldd,
   opt_all_modules,
   opt_folded,
+  opt_dump_probe_types,
+  opt_dump_probe_aliases,
   opt_unsupported,  // a real stap option this engine has no use for
 };
 
@@ -34,8 +36,7 @@ const char* const kUnsupportedLong[] = {
     "modinfo", "privilege", "unprivileged", "compatible", "check-version",
     "skip-badvars", "use-server", "list-servers", "trust-servers",
     "use-server-on-error", "remote", "remote-prefix", "tmpdir",
-    "download-debuginfo", "dump-probe-types", "dump-probe-aliases",
-    "dump-functions", "sysroot", "sysenv", "suppress-time-limits",
+    "download-debuginfo", "dump-functions", "sysroot", "sysenv", "suppress-time-limits",
     "save-uprobes", "target-namespace", "prologue-searching",
 };
 
@@ -168,7 +169,7 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       break;
     case 'E': o_.extra_scripts.push_back(arg); break;
     case 'l': case 'L':
-      if (!o_.list_pattern.empty())
+      if (!o_.list_pattern.empty() || o_.dump != Options::Dump::none)
         return fail("ERROR: only one of the -l/-L/--dump-* switches may be specified");
       o_.list_pattern = arg;
       o_.list_with_vars = c == 'L';
@@ -228,6 +229,12 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       later("-G");
       break;
     case opt_folded: o_.folded_file = arg; break;
+    case opt_dump_probe_types: case opt_dump_probe_aliases:
+      if (!o_.list_pattern.empty() || o_.dump != Options::Dump::none)
+        return fail("ERROR: only one of the -l/-L/--dump-* switches may be specified");
+      o_.dump = c == opt_dump_probe_types ? Options::Dump::probe_types
+                                          : Options::Dump::probe_aliases;
+      break;
     case opt_suppress_handler_errors:
       o_.suppress_handler_errors = true;
       later("--suppress-handler-errors");
@@ -257,6 +264,8 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"ldd", no_argument, nullptr, opt_ldd},
       {"all-modules", no_argument, nullptr, opt_all_modules},
       {"folded", required_argument, nullptr, opt_folded},
+      {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
+      {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
   for (const char* name : kUnsupportedLong)
     longs.push_back({name, optional_argument, nullptr, opt_unsupported});
@@ -296,11 +305,12 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
   std::vector<std::string> rest(argv.begin() + optind, argv.begin() + argc);
   size_t next = 0;
   // -l/-L elaborate the pattern alone: the operands are script arguments.
-  if (!o_.list_pattern.empty() && have_e_)
+  bool listing = !o_.list_pattern.empty() || o_.dump != Options::Dump::none;
+  if (listing && have_e_)
     return usage_error_plain("Cannot specify a script with -l/-L/--dump-* switches.");
-  if (!o_.list_pattern.empty() && o_.last_pass != 5)
+  if (listing && o_.last_pass != 5)
     return usage_error_plain("Cannot specify -p with -l/-L/--dump-* switches.");
-  bool need_script = !have_e_ && o_.list_pattern.empty();
+  bool need_script = !have_e_ && !listing;
   if (need_script) {
     if (rest.empty()) return usage_error("a script is needed: FILE, - (stdin) or -e SCRIPT");
     std::string file = rest[next++];
@@ -387,7 +397,9 @@ void print_usage(std::ostream& out) {
          "   --runtime=bpf, --bpf   accepted: this stap always runs on eBPF\n"
          "   --no-global-var-display   do not print unread globals at exit\n"
          "   --suppress-handler-errors quietly skip probe handlers that fail\n"
-         "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n";
+         "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n"
+         "   --dump-probe-types     list the probe point patterns this engine supports\n"
+         "   --dump-probe-aliases   list the probe aliases of the tapset library\n";
 }
 
 }  // namespace stap

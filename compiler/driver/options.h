@@ -21,6 +21,8 @@ struct Options {
   std::vector<std::string> args;    // $1.. / @1..
   std::string list_pattern;         // -l / -L PROBE
   bool list_with_vars = false;      // -L
+  // --dump-probe-types / --dump-probe-aliases (driver/listing.h).
+  enum class Dump { none, probe_types, probe_aliases } dump = Dump::none;
 
   // Passes and reporting.
   int last_pass = 5;                // -p N

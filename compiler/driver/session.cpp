@@ -217,6 +217,8 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
   Frontend fe(frontend_config(o));
   Diagnostics& diags = fe.diagnostics();
   if (!o.list_pattern.empty()) return list_probes(o, fe, out, err);
+  if (o.dump == Options::Dump::probe_types) return dump_probe_types(out);
+  if (o.dump == Options::Dump::probe_aliases) return dump_probe_aliases(fe, out, err);
 
   // A cached object of the same inputs skips passes 1-4 (-p1..-p3 always
   // run their passes: they print what the passes produce).

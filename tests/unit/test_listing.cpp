@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,4 +110,34 @@ TEST_CASE("one matching point is enough for exit 0", "[listing]") {
   Listed r = list("lt.bad,end", false, kAliases);
   CHECK(r.rc == 0);
   CHECK(r.out == "end\n");
+}
+
+TEST_CASE("--dump-probe-types prints every provider pattern once, sorted", "[listing]") {
+  std::ostringstream out;
+  CHECK(stap::dump_probe_types(out) == 0);
+  std::istringstream lines(out.str());
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  CHECK(std::is_sorted(all.begin(), all.end()));
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+  for (const char* want : {"begin", "timer.ms(number)", "kernel.trace(string)",
+                           "kernel.function(string).return", "process(string).function(string)",
+                           "perf.type(number).config(number)"})
+    CHECK(std::find(all.begin(), all.end(), want) != all.end());
+}
+
+TEST_CASE("--dump-probe-aliases prints each alias name with its points", "[listing]") {
+  stap::FrontendConfig config;
+  config.tapset_dirs = {tapset_dir(kAliases)};
+  stap::Frontend fe(config);
+  std::ostringstream out, err;
+  CHECK(stap::dump_probe_aliases(fe, out, err) == 0);
+  CHECK(out.str() ==
+        "lt.a = begin\n"
+        "lt.b = begin, end\n"
+        "lt.bad = lt_no_such_point\n"
+        "lt.outer = lt.a\n"
+        "lt.twice = begin\n"
+        "lt.twice = end\n");
+  std::filesystem::remove_all(config.tapset_dirs[0]);
 }

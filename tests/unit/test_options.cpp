@@ -139,6 +139,18 @@ TEST_CASE("-l and -L need no script") {
   CHECK(parse({"-L", "timer.s(1)"}).result.options.list_with_vars);
 }
 
+TEST_CASE("--dump-probe-types and --dump-probe-aliases need no script, one at a time") {
+  Run t = parse({"--dump-probe-types"});
+  REQUIRE(t.result.outcome == stap::ParseOutcome::run);
+  CHECK(t.result.options.dump == stap::Options::Dump::probe_types);
+  CHECK(parse({"--dump-probe-aliases"}).result.options.dump ==
+        stap::Options::Dump::probe_aliases);
+  CHECK(parse({"--dump-probe-types", "-l", "begin"}).result.outcome ==
+        stap::ParseOutcome::exit_error);
+  CHECK(parse({"--dump-probe-aliases", "-e", "probe begin {}"}).result.outcome ==
+        stap::ParseOutcome::exit_error);
+}
+
 TEST_CASE("kernel-module-only options are refused by name") {
   Run r = parse({"-B", "x=y", "-e", "probe begin {}"});
   CHECK(r.result.outcome == stap::ParseOutcome::exit_error);
