@@ -164,7 +164,8 @@ bool emit_programs(ModuleState& ms, std::string& error) {
         [&](const ir::UprobeSpec& u) { return emit_uprobe_program(ms, p, u, i, error); },
         [&](const ir::BtfTracepointSpec& tp) {
           return emit_btf_tracepoint_program(ms, p, tp, i, error);
-        });
+        },
+        [&](const ir::LsmSpec& lsm) { return emit_lsm_program(ms, p, lsm, i, error); });
     if (!ok) return false;
   }
   return emit_syscall_dispatchers(ms, error);

@@ -144,6 +144,12 @@ Value* ProgramEmitter::expr(const ir::Node* n) {
     case Op::fn_arg: case Op::fn_ret: case Op::fn_name: case Op::kread:
     case Op::reg: case Op::uread: return kfunc_read(n);
     case Op::regex_match: return regex_match(n);
+    case Op::set_verdict: {
+      if (!verdict_) unsupported(n, "a verdict outside an LSM hook's program");
+      Value* v = expr(n->kids.at(0));
+      b_.CreateStore(v, verdict_);
+      return v;
+    }
     case Op::any: unsupported(n, "array slices ('*') need user context");
     case Op::block: case Op::expr: case Op::nop: case Op::if_: case Op::loop:
     case Op::foreach: case Op::ret: case Op::brk: case Op::cont: case Op::next: case Op::try_:

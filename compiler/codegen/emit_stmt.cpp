@@ -41,17 +41,32 @@ void ProgramEmitter::emit(const std::string& name, const std::string& section) {
   ms_.scratch_size = std::max(ms_.scratch_size, scratch_top_);
 }
 
+// A verdict is kept in [-MAX_ERRNO, 0], the range the verifier requires
+// of an LSM program's return value (0 is also in the range of the hooks
+// that return 0 or 1): a positive value allows.
+Value* ProgramEmitter::program_result() {
+  if (!verdict_) return b_.getInt32(0);
+  Value* v = b_.CreateLoad(m_.i64, verdict_);
+  v = b_.CreateSelect(b_.CreateICmpSGT(v, i64c(0)), i64c(0), v);
+  v = b_.CreateSelect(b_.CreateICmpSLT(v, i64c(-4095)), i64c(-4095), v);
+  return b_.CreateTrunc(v, m_.i32);
+}
+
 // Looks up the globals and scratch values, runs the body only while the
 // session is RUNNING and not already inside a probe on this CPU.
 void ProgramEmitter::prologue() {
   AllocaInst* zero = m_.entry_alloca(m_.i32, "zero");
   b_.CreateStore(b_.getInt32(0), zero);
+  if (context_.verdict_slot >= 0) {
+    verdict_ = m_.entry_alloca(m_.i64, "verdict");
+    b_.CreateStore(trampoline_slot(context_.verdict_slot), verdict_);
+  }
   BasicBlock* bail = block("bail");
   BasicBlock* have_g = block("have_globals");
   globals_ = helper(kMapLookupElem, m_.ptr, {ms_.globals_map, zero});
   b_.CreateCondBr(b_.CreateIsNull(globals_), bail, have_g);
   b_.SetInsertPoint(bail);
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(program_result());
 
   b_.SetInsertPoint(have_g);
   Value* state = b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, state)));
@@ -70,7 +85,7 @@ void ProgramEmitter::prologue() {
   b_.CreateCondBr(b_.CreateICmpNE(busy, i64c(0)), nested, body);
   b_.SetInsertPoint(nested);
   atomic_inc(header_field(offsetof(stap_globals_header, skipped)));
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(program_result());
 
   b_.SetInsertPoint(body);
   b_.CreateStore(i64c(1), scratch_);
@@ -83,7 +98,7 @@ void ProgramEmitter::prologue() {
   IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(exit_bb_);
   b_.CreateStore(i64c(0), scratch_);
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(program_result());
 }
 
 // An uncaught error: one STAP_REC_ERROR record (a lost one is counted),

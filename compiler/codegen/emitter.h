@@ -90,6 +90,11 @@ struct ProgramContext {
   // The context is struct bpf_perf_event_data: the sampled registers give
   // addr(), user_mode(), a sampled symname() and probefunc().
   bool perf_sample = false;
+  // The program's return value is a verdict (an LSM hook's): it starts as
+  // the trampoline's slot `verdict_slot` (the one after the arguments: the
+  // previous BPF LSM program's), set_verdict changes it, and every exit
+  // returns it; -1: the program returns 0.
+  int64_t verdict_slot = -1;
 };
 
 // Kernel-context programs, one function per kind (emit_<kind>.cpp), chosen
@@ -99,6 +104,8 @@ bool emit_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::Tracepoint
                              size_t index, std::string& error);
 bool emit_btf_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::BtfTracepointSpec& tp,
                                  size_t index, std::string& error);
+bool emit_lsm_program(ModuleState& ms, ir::Probe& p, const ir::LsmSpec& lsm, size_t index,
+                      std::string& error);
 // A syscall probe's body, a subprogram; the dispatching programs of both
 // directions come after every body (emit_syscall_dispatchers).
 bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc, size_t index,
@@ -176,6 +183,8 @@ class ProgramEmitter {
   llvm::Value* kfunc_read(const ir::Node* n);
   llvm::Value* memory_read(const ir::Node* n, bool user);
   llvm::Value* trampoline_slot(int64_t i);
+  // What the program returns at every exit: 0, or the verdict.
+  llvm::Value* program_result();
   llvm::Value* narrow(llvm::Value* v, int64_t size, bool is_signed);
   // emit_stack.cpp: stacks and symbols (captured here, named by the runtime)
   llvm::Value* stack_builtin(const ir::Node* n, bool& handled);
@@ -292,6 +301,7 @@ class ProgramEmitter {
   llvm::BasicBlock* exit_bb_ = nullptr;
   llvm::BasicBlock* error_bb_ = nullptr;
   llvm::AllocaInst* err_loc_ = nullptr;
+  llvm::AllocaInst* verdict_ = nullptr;  // ProgramContext::verdict
   llvm::AllocaInst* err_msg_ = nullptr;
   llvm::AllocaInst* actions_ = nullptr;
   std::deque<Frame> frames_;  // references stay valid while calls nest

@@ -61,6 +61,10 @@ class BodyContext {
   // (print's arguments).  The default is the located error of a body
   // with no probe context to read one from.
   virtual ir::Node* target(ast::TargetSymbol& n, bool any_type);
+  // `n = value` (guru mode, checked in pass 2): the IR of the write, or
+  // null when this context has nothing to write (the located error is the
+  // caller's).
+  virtual ir::Node* assign_target(ast::TargetSymbol&, ir::Node*) { return nullptr; }
   // @defined(e) of a target expression, when this context knows; nullopt
   // leaves e to be lowered (and reported) as written.
   virtual std::optional<bool> target_exists(const ast::Expr& e);

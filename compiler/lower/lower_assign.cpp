@@ -77,6 +77,10 @@ ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
     return num(0);
   }
   if (auto* sym = dynamic_cast<ast::Symbol*>(n.target)) return assign_variable(n, *sym, op);
+  if (auto* t = dynamic_cast<ast::TargetSymbol*>(n.target); t && n.op == "=") {
+    ir::Node* value = checked_long(expr(n.value), *n.value, false);
+    if (ir::Node* write = context().assign_target(*t, value)) return write;
+  }
   auto* idx = dynamic_cast<ast::ArrayIndex*>(n.target);
   auto* base = idx ? dynamic_cast<ast::Symbol*>(idx->base) : nullptr;
   int g = base ? global_index(base->decl) : -1;

@@ -43,7 +43,8 @@ bool prepare_probe(bpf_object* obj, const ir::Probe& p, std::string& error) {
         prepare_uprobe(obj, p, u);
         return true;
       },
-      [](const ir::BtfTracepointSpec&) { return true; });
+      [](const ir::BtfTracepointSpec&) { return true; },
+      [&](const ir::LsmSpec& lsm) { return prepare_lsm(p, lsm, error); });
 }
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -74,6 +75,10 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
       [&](const ir::BtfTracepointSpec& tp) {
         bpf_program* prog = program_of(obj, p, error);
         return prog && attach_btf_tracepoint(prog, p, tp, links, error);
+      },
+      [&](const ir::LsmSpec& lsm) {
+        bpf_program* prog = program_of(obj, p, error);
+        return prog && attach_lsm(prog, p, lsm, links, error);
       });
 }
 

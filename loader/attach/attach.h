@@ -61,6 +61,12 @@ bool attach_syscall(bpf_program* prog, const ir::Probe& p, const ir::SyscallSpec
                     std::vector<bpf_link*>& links, std::string& error);
 bool attach_btf_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::BtfTracepointSpec& tp,
                            std::vector<bpf_link*>& links, std::string& error);
+// kernel.lsm probes (attach_lsm.cpp).  Before load: whether the kernel
+// runs them (BPF trampolines allowed, "bpf" an active LSM), else an error
+// saying which is missing.  After load: the LSM link.
+bool prepare_lsm(const ir::Probe& p, const ir::LsmSpec& lsm, std::string& error);
+bool attach_lsm(bpf_program* prog, const ir::Probe& p, const ir::LsmSpec& lsm,
+                std::vector<bpf_link*>& links, std::string& error);
 // Perf events on every online CPU, or on the tasks of the processes a
 // .process probe counts in (attach_perf.cpp, attach_perf_task.cpp).
 bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& perf,

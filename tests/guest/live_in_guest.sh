@@ -8,7 +8,8 @@
 # With STAP_GUEST_KERNEL=6.12 (Debian 12's newer kernel, run_in_guest.sh)
 # only the kernel-function cases run: what that kernel adds is kprobe.multi
 # (CONFIG_FPROBE, which 6.1 lacks), and the rest is covered on 6.1 and 6.18.
-# STAP_GUEST_CASES="a b" runs the cases named instead of the list.
+# STAP_GUEST_CASES="a b" runs the cases named instead of the list;
+# STAP_GUEST_BATCH=N runs N cases per guest (default 15, below).
 # Ends with run_live.sh's "N passed, N failed, N skipped" line.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -18,7 +19,7 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP: the guest needs root"; exit 77; fi
 cases=(
   arrays_kernel strings_kernel stats_kernel control_kernel functions_kernel
   try_catch_kernel print_family_kernel printf_kernel error_division_kernel
-  delete_kernel maxmapentries_kernel tp_char_array tp_data_loc tp_btf tp_btf_list
+  delete_kernel maxmapentries_kernel tp_char_array tp_data_loc tp_btf tp_btf_list lsm_deny
   exit_tracepoint concurrent_increment array_insert_race printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
@@ -68,7 +69,7 @@ esac
 # with the engine's detach made serial (one v9fs function: 0 in 120).  Not
 # seen in about 140 runs under single-threaded TCG (the default when the
 # host is loaded).
-batch_size=${STAP_GUEST_BATCH:-14}
+batch_size=${STAP_GUEST_BATCH:-15}
 passed=0 failed=0 skipped=0 status=0 failures=()
 run_batch() { # CASE...: one guest; sets $batch_status, adds to the counts
   local log line

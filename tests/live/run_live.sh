@@ -68,6 +68,14 @@ skip_reason() {
     kfunc|kfunc\ *)  # kernel.function probes: any mechanism, or the one named
       "$tools/kfunc_mechanisms" ${need#kfunc} >/dev/null ||
         echo "$("$tools/kfunc_mechanisms" ${need#kfunc} | tail -1)";;
+    bpf-lsm)  # kernel.lsm probes run only where "bpf" is an active LSM
+      [ -r /sys/kernel/security/lsm ] ||
+        mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+      if ! grep -qw bpf /sys/kernel/security/lsm 2>/dev/null; then
+        echo "the BPF LSM is not active (/sys/kernel/security/lsm: $(cat /sys/kernel/security/lsm 2>/dev/null))"
+      elif ! "$tools/kfunc_mechanisms" fentry >/dev/null; then  # LSM programs use trampolines too
+        echo "$("$tools/kfunc_mechanisms" fentry | tail -1)"
+      fi;;
     *) echo "unknown need '$need'";;
   esac
 }

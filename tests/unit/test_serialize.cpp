@@ -130,7 +130,8 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
                                   TracepointSpec{"sched", "sched_switch"},
                                   SyscallSpec{"syscalls", "sys_exit_read", 0},
                                   kfunc, perf, uprobe,
-                                  BtfTracepointSpec{"sched_switch", "kvm", 4}};
+                                  BtfTracepointSpec{"sched_switch", "kvm", 4},
+                                  LsmSpec{"file_open", 1, true}};
   REQUIRE(specs.size() == std::variant_size_v<ProbeSpec>);
   for (const ProbeSpec& spec : specs) {
     Probe p{.pp = kind_name(spec), .context = Context::kernel, .spec = spec};
@@ -150,11 +151,14 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
   CHECK(std::get<PerfSpec>(back.probes[5].spec).process == "/bin/sh");
   CHECK(std::get<UprobeSpec>(back.probes[6].spec).semaphores == uprobe.semaphores);
   CHECK(std::get<BtfTracepointSpec>(back.probes[7].spec).module == "kvm");
+  CHECK(std::get<LsmSpec>(back.probes[8].spec).verdict);
   CHECK(print_module(back) == print_module(m));
   CHECK(print_module(m).find("probe 6 uprobe kernel uprobe return binary=/bin/true pid=42 "
                              "sites=main@0x10,f@0x20/sem=0x30") != std::string::npos);
   CHECK(print_module(m).find("probe 7 tp_btf kernel tp_btf tracepoint=sched_switch args=4 "
                              "module=kvm") != std::string::npos);
+  CHECK(print_module(m).find("probe 8 lsm kernel lsm hook=file_open args=1 verdict") !=
+        std::string::npos);
 }
 
 TEST_CASE("a probe kind the runtime does not know is refused", "[serialize]") {

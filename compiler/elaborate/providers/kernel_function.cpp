@@ -346,8 +346,10 @@ class KernelFunctionProvider : public ProbeProvider {
     if (head == "module")  // module("M").tracepoint is btf_tracepoint.cpp's
       return point.components.size() < 2 || point.components[1].functor != "tracepoint";
     if (head != "kernel") return false;
-    return point.components.size() < 2 || (point.components[1].functor != "trace" &&
-                                           point.components[1].functor != "tracepoint");
+    // kernel.trace, kernel.tracepoint and kernel.lsm have providers of their own.
+    if (point.components.size() < 2) return true;
+    const std::string& family = point.components[1].functor;
+    return family != "trace" && family != "tracepoint" && family != "lsm";
   }
 
   // The functions the point names here; none when the kernel cannot attach

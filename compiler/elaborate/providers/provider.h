@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -164,6 +165,11 @@ const ProbeProvider& btf_tracepoint_provider();
 // (module "") or module M's, sorted (btf_tracepoint.cpp).
 std::vector<std::string> match_btf_tracepoints(kernel::KernelBtf& btf, const std::string& pattern,
                                                const std::string& module);
+const ProbeProvider& lsm_provider();
+// The LSM hooks kernel.lsm(PATTERN) names in vmlinux's BTF, sorted; and a
+// hook's arguments, from its bpf_lsm_HOOK function (lsm.cpp).
+std::vector<std::string> match_lsm_hooks(kernel::KernelBtf& btf, const std::string& pattern);
+std::optional<kernel::Function> lsm_hook(kernel::KernelBtf& btf, const std::string& hook);
 // The name a BTF tracepoint's argument i goes by: the kernel's, else
 // "arg<i+1>".
 std::string tracepoint_arg_name(const kernel::Function& tp, size_t i);

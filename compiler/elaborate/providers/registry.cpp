@@ -22,6 +22,7 @@ const std::vector<const ProbeProvider*>& all_providers() {
       &timer_provider(),
       &tracepoint_provider(),
       &btf_tracepoint_provider(),
+      &lsm_provider(),
       &kernel_function_provider(),
       &process_provider(),
       &perf_provider(),

@@ -107,7 +107,7 @@ enum class Op : uint8_t {
   sys_ret,     // the return value (exit probes only)              -> long
 
   // ---- kernel functions (KfuncSpec) and kernel memory
-  fn_arg,      // a = argument index 0-5, b = size (1,2,4,8), c = 1 when signed -> long
+  fn_arg,      // a = argument index 0-11 (0-5 in pt_regs), b = size (1,2,4,8), c = 1 when signed -> long
   fn_ret,      // b = size (1,2,4,8), c = 1 when signed: the return value (return probes) -> long
   // The probed function being run: b = 0 its name (one of the spec's
   // functions), b = 1 its probe point (one of its site_points) -> string
@@ -121,8 +121,14 @@ enum class Op : uint8_t {
   // kids[0] = address, b = size (1,2,4,8), c = 1 when signed -> long: user
   // memory of the probed process.  A fault is a runtime error at loc, as kread's.
   uread,
+
+  // ---- LSM hooks (LsmSpec)
+  // kids[0] = value: the program's return value, the hook's verdict, from
+  // here on (0 allows, -errno denies; it starts as the previous BPF LSM
+  // program's) -> long, the value
+  set_verdict,
 };
-constexpr Op kLastOp = Op::uread;
+constexpr Op kLastOp = Op::set_verdict;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {

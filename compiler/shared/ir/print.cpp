@@ -86,6 +86,7 @@ const char* op_name(Op op) {
     case Op::kread: return "kread";
     case Op::reg: return "reg";
     case Op::uread: return "uread";
+    case Op::set_verdict: return "set_verdict";
   }
   return "?";
 }

@@ -56,6 +56,11 @@ void UprobeSpec::print(std::ostream& o) const {
   }
 }
 
+void LsmSpec::print(std::ostream& o) const {
+  o << " hook=" << hook << " args=" << args;
+  if (verdict) o << " verdict";
+}
+
 void BtfTracepointSpec::print(std::ostream& o) const {
   o << " tracepoint=" << name << " args=" << args;
   if (!module.empty()) o << " module=" << module;

@@ -183,8 +183,27 @@ struct BtfTracepointSpec {
   void print(std::ostream& o) const;
 };
 
+// An LSM hook (kernel.lsm("HOOK")): a BPF LSM program on the hook's
+// bpf_lsm_HOOK attachment point, whose context is the hook's `args`
+// arguments, one u64 each, then the verdict of the BPF LSM programs run
+// before it; the program's return value is the hook's verdict.
+struct LsmSpec {
+  std::string hook;
+  int64_t args = 0;
+  bool verdict = false;  // the hook returns int: the program's return value counts
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.hook);
+    f(s.args);
+    f(s.verdict);
+  }
+  const char* kind_name() const { return "lsm"; }
+  void print(std::ostream& o) const;
+};
+
 using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
-                               PerfSpec, UprobeSpec, BtfTracepointSpec>;
+                               PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);

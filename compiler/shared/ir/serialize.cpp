@@ -330,9 +330,11 @@ void Checker::operands(const Node& n) const {
     case Op::sys_nr: case Op::sys_ret: case Op::fn_name:
       return kids(n, 0);
     case Op::fn_arg: case Op::fn_ret:
-      if (n.a < 0 || n.a > 5 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
+      // 12 arguments: a BPF trampoline's most (MAX_BPF_FUNC_ARGS).
+      if (n.a < 0 || n.a > 11 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
         fail(n, "bad function argument");
       return kids(n, 0);
+    case Op::set_verdict: return kids(n, 1);
     case Op::kread: case Op::uread:
       if (!(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8)) fail(n, "bad read size");
       return kids(n, 1);
