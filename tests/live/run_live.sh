@@ -85,6 +85,7 @@ skip_reason() {
 run_case_command() {
   local file=$1 timeout signal sig_name sig_after args
   timeout=$(directive timeout "$file"); timeout=${timeout:-$default_timeout}
+  timeout=$(( timeout * ${STAP_LIVE_TIMEOUT_SCALE:-1} ))
   signal=$(directive signal "$file")
   sig_name=${signal%% *}; sig_after=${signal##* }
   args=$(directive args "$file" | expand)
