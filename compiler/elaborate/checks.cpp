@@ -6,6 +6,7 @@
 
 #include "ast/visitor.h"
 #include "elaborate/body_context.h"
+#include "elaborate/providers/provider.h"
 #include "elaborate/typecheck.h"
 
 namespace stap {
@@ -114,13 +115,15 @@ class Checker : public TraversingVisitor {
   void visit(CallExpr& n) override;
   void visit(AtOp& n) override;
   void visit(HistExpr& n) override;
+  void visit(TargetSymbol& n) override;
 
  private:
   void check_globals();
   void check_body(Node* code, const BodyContext& context, std::string name);
   bool check_lvalue(const Expr* target, SourceLoc op_loc, const std::string& op);
-  void check_write(const Expr* target);
+  void check_write(const Expr* target, const std::string& op);
   void check_histogram(const HistExpr& n);
+  std::optional<bool> provider_rules(const TargetSymbol& n, const TargetUse& use);
 
   const Program& program_;
   bool guru_;
@@ -134,6 +137,9 @@ class Checker : public TraversingVisitor {
   std::vector<const VarDecl*> iterating_;  // arrays of the enclosing foreach loops
   ArrayWrites function_writes_;
   std::unordered_map<const VarDecl*, const HistExpr*> histograms_;
+  // The target variable the assignment or ++/-- being walked writes.
+  const Expr* written_target_ = nullptr;
+  std::string written_op_;
 };
 
 void Checker::run() {
@@ -184,34 +190,57 @@ bool Checker::check_lvalue(const Expr* target, SourceLoc op_loc, const std::stri
   return false;
 }
 
-void Checker::check_write(const Expr* target) {
+void Checker::check_write(const Expr* target, const std::string& op) {
   if (const Symbol* a = written_array(target);
       a && std::find(iterating_.begin(), iterating_.end(), a->decl) != iterating_.end()) {
     diags_.semantic_error(a->loc,
                           "variable '" + a->name + "' modified during 'foreach' iteration",
                           ident(a->name));
   }
-  // A target variable where the probe has none is reported as such with
-  // the types; writing one that exists needs guru mode.
-  if (dynamic_cast<const TargetSymbol*>(target) && !guru_ && context_->target_vars)
-    diags_.semantic_error(target->loc, "write to target variable not permitted; need stap -g",
-                          describe_expr(*target));
+  // A written target variable is checked when visited (visit(TargetSymbol&)).
+  written_target_ = target;
+  written_op_ = op;
 }
 
 void Checker::visit(AssignExpr& n) {
-  if (check_lvalue(n.target, n.loc, n.op)) check_write(n.target);
+  if (check_lvalue(n.target, n.loc, n.op)) check_write(n.target, n.op);
   TraversingVisitor::visit(n);
 }
 
 void Checker::visit(UnaryExpr& n) {
   if (is_incdec(n.op) && check_lvalue(n.operand, n.loc, unary_op_text(n.op)))
-    check_write(n.operand);
+    check_write(n.operand, unary_op_text(n.op));
   TraversingVisitor::visit(n);
+}
+
+// A target variable where the probe has none is reported as such with the
+// types; writing one that exists needs guru mode, unless its family has
+// rules of its own.
+void Checker::visit(TargetSymbol& n) {
+  TargetUse use;
+  if (written_target_ == &n) {
+    use.written = true;
+    use.op = written_op_;
+    written_target_ = nullptr;
+  }
+  if (!provider_rules(n, use) && use.written && !guru_ && context_->target_vars)
+    diags_.semantic_error(n.loc, "write to target variable not permitted; need stap -g",
+                          describe_expr(n));
+  TraversingVisitor::visit(n);
+}
+
+std::optional<bool> Checker::provider_rules(const TargetSymbol& n, const TargetUse& use) {
+  if (!context_->target_vars) return std::nullopt;
+  for (const DerivedProbe* dp : context_->probes)
+    if (dp->provider && dp->point)
+      if (std::optional<bool> own = dp->provider->check_target_use(*dp->point, n, use, diags_))
+        return own;
+  return std::nullopt;
 }
 
 void Checker::visit(DeleteStmt& n) {
   // `delete a` empties the whole array, which stap allows mid-foreach.
-  check_write(n.target);
+  check_write(n.target, "delete");
   TraversingVisitor::visit(n);
 }
 

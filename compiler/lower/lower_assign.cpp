@@ -77,8 +77,15 @@ ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
     return num(0);
   }
   if (auto* sym = dynamic_cast<ast::Symbol*>(n.target)) return assign_variable(n, *sym, op);
-  if (auto* t = dynamic_cast<ast::TargetSymbol*>(n.target); t && n.op == "=") {
+  // `$t = v`, and `$t .= v` as `$t = $t . v` (procfs's $value appends).
+  if (auto* t = dynamic_cast<ast::TargetSymbol*>(n.target);
+      t && (n.op == "=" || op == ir::Op::concat)) {
     ir::Node* value = checked_long(expr(n.value), *n.value, false);
+    if (op == ir::Op::concat) {
+      ir::Node* joined = make(ir::Op::concat, ir::Type::string);
+      joined->kids = {context().target(*t, false), value};
+      value = joined;
+    }
     if (ir::Node* write = context().assign_target(*t, value)) return write;
   }
   auto* idx = dynamic_cast<ast::ArrayIndex*>(n.target);

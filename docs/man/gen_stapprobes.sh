@@ -23,6 +23,7 @@ family_of() {
     kernel.* | module* | kprobe.*) echo "kfunc" ;;
     process*) echo "process" ;;
     perf.*) echo "perf" ;;
+    procfs*) echo "procfs" ;;
     *) echo "other" ;;
   esac
 }
@@ -132,6 +133,7 @@ EOF
   section kfunc "Kernel functions" "Kernel and module functions and statements, by fentry/fexit, kprobe.multi or kprobes."
   section process "User space" "Processes, their functions, statements, PLT entries and USDT marks (uprobes), and process events."
   section perf "Perf events" "A perf event of any type and config, sampled by count or frequency."
+  section procfs "Files" "Files the script serves, as FIFOs under \\fB/var/tmp/systemtap\\-\$USER/\\fIMODULE\\fR (\\fIPATH\\fR \\fBcommand\\fR when left out): a reader gets what the read probe assigns to \\fB\$value\\fR; a write probe gets each piece written as \\fB\$value\\fR.  \\fBprocfs(\"__stdin\")\\fR is the script's standard input (\\fBinput.char\\fR, \\fBinput.line\\fR)."
   cat <<'EOF'
 .SS Refused
 These shapes are parsed as SystemTap parses them and then refused with

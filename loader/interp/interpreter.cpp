@@ -63,6 +63,8 @@ Interpreter::~Interpreter() = default;
 
 ProbeOutcome Interpreter::run_probe(size_t index) { return impl_->run(index); }
 
+std::string& Interpreter::procfs_text() { return impl_->procfs_text; }
+
 ProbeOutcome Interpreter::Impl::run(size_t index) {
   ProbeOutcome outcome;
   const ir::Probe& p = m.probes.at(index);
@@ -364,6 +366,8 @@ Value Interpreter::Impl::eval(const Node& n) {
       return Value::of(int64_t{0});
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
       raise("tracepoint fields cannot be read in a begin, end, error or timer probe", n);
+    case Op::procfs_value: return Value::of(procfs_text);
+    case Op::set_procfs_value: return Value::of(set_procfs_text(eval_string(*n.kids[0]), n));
     default:
       if (n.op >= Op::add && n.op <= Op::ne) {
         int64_t a = eval_long(*n.kids[0]);
@@ -373,6 +377,20 @@ Value Interpreter::Impl::eval(const Node& n) {
                 " is not an expression",
             n);
   }
+}
+
+// A procfs read probe's text: at most .maxsize(N) - 1 bytes (MAXSTRINGLEN
+// by default); more is cut, and an error, as in stap.
+std::string Interpreter::Impl::set_procfs_text(std::string text, const Node& at) {
+  const ir::ProcfsSpec* spec = probe ? probe->as<ir::ProcfsSpec>() : nullptr;
+  size_t size = static_cast<size_t>(spec && spec->maxsize > 0 ? spec->maxsize : m.limits.maxstringlen);
+  procfs_text = std::move(text);
+  if (procfs_text.size() + 1 > size) {
+    size_t wanted = procfs_text.size() + 1;
+    procfs_text.resize(size - 1);
+    raise("buffer size exceeded, consider .maxsize(" + std::to_string(wanted) + ").", at);
+  }
+  return procfs_text;
 }
 
 // ---------------------------------------------------------------- arrays

@@ -39,6 +39,9 @@ class Interpreter {
   Interpreter(const ir::Module& module, GlobalStore& store, InterpreterHost host);
   // Runs probe `index` of the module (a user-context probe).
   ProbeOutcome run_probe(size_t index);
+  // A procfs probe's $value: set before a write probe runs (the text
+  // written), read after a read probe ran (the text to serve).
+  std::string& procfs_text();
   ~Interpreter();
 
   struct Impl;  // loader/interpreter_impl.h

@@ -89,6 +89,7 @@ struct Interpreter::Impl {
   const std::vector<PrintfPiece>& format(size_t index, const ir::Node& at);
   std::string format_call(const ir::Node& n, bool to_string);
   std::optional<StatValue> stat_of(const ir::Node& n, size_t keys);
+  std::string set_procfs_text(std::string text, const ir::Node& at);
   Value set_element(const ir::Node& n);
   // The keys of an in/delete (or a foreach slice) from kids[first...]:
   // nullopt for a '*'.
@@ -129,6 +130,8 @@ struct Interpreter::Impl {
   bool last_match_ok = false;
   std::vector<std::string> last_groups;
   std::map<int64_t, int64_t> indent_counters, indent_stamps;  // indent(), thread_indent()
+  // $value of the procfs probe running (Interpreter::procfs_text()).
+  std::string procfs_text;
 };
 
 }  // namespace stap

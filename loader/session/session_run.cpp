@@ -26,6 +26,7 @@
 #include "loader/interp/global_store.h"
 #include "loader/interp/interpreter.h"
 #include "loader/attach/interval_timer.h"
+#include "loader/attach/procfs_files.h"
 #include "loader/session/object_file.h"
 #include "loader/session/session_load.h"
 #include "loader/symbols/stack_glue.h"
@@ -36,8 +37,9 @@ namespace stap {
 
 namespace {
 
-// epoll tags; interval timer i is kTagTimer + i.
+// epoll tags; interval timer i is kTagTimer + i, procfs file i kTagProcfs + i.
 constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
+constexpr uint64_t kTagProcfs = uint64_t(1) << 32;
 
 constexpr int kDrainPeriodMs = 100;
 
@@ -67,6 +69,9 @@ class Session {
   void run_user_probe(size_t index);
   bool attach_all();
   bool start_timers();
+  bool start_procfs();
+  void run_procfs(size_t file);
+  bool procfs_always_ready() const;
   void loop();
   void on_event(uint64_t tag);
   void drain();
@@ -102,6 +107,7 @@ class Session {
   std::vector<bpf_link*> links_;
   std::vector<IntervalTimer> timers_;
   std::vector<size_t> timer_probes_;
+  std::unique_ptr<ProcfsFiles> procfs_;
   TargetCommand child_;
   Stop stop_ = Stop::none;
   int64_t user_errors_ = 0;
@@ -114,6 +120,7 @@ class Session {
 };
 
 Session::~Session() {
+  procfs_.reset();  // its FIFOs go first: nothing serves them any more
   destroy_links(links_);
   if (ring_) ring_buffer__free(ring_);
   decoder_.reset();
@@ -173,7 +180,7 @@ bool Session::prepare(std::string_view object) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return false;
   }
-  return init_globals() && start_events();
+  return init_globals() && start_events() && start_procfs();
 }
 
 bool Session::open_output() {
@@ -209,9 +216,11 @@ bool Session::init_globals() {
     stacks_->set_maps(bpf_map__fd(stacks), bpf_map__value_size(stacks), lost ? bpf_map__fd(lost) : -1);
   }
   set_session_stack_symbols(stacks_.get());
+  procfs_ = std::make_unique<ProcfsFiles>(
+      module_, options_.module_name.empty() ? "stap" : options_.module_name, options_.verbose);
   if (!options_.command.empty()) {
     std::string error;
-    if (!child_.start(options_.command, error)) {
+    if (!child_.start(options_.command, procfs_->reads_stdin(), error)) {
       std::fprintf(stderr, "ERROR: cannot start the -c command: %s\n", error.c_str());
       return false;
     }
@@ -295,6 +304,53 @@ bool Session::attach_all() {
   return true;
 }
 
+// The procfs probes' files exist from before the begin probes on, as
+// stap's /proc entries do.
+bool Session::start_procfs() {
+  std::string error;
+  if (!procfs_->start(error)) {
+    std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+    return false;
+  }
+  for (size_t i = 0; i < procfs_->size(); ++i) {
+    if (procfs_->always_ready(i) || add_fd(procfs_->fd(i), kTagProcfs + i)) continue;
+    std::fprintf(stderr, "ERROR: epoll: %s\n", std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool Session::procfs_always_ready() const {
+  for (size_t i = 0; i < procfs_->size(); ++i)
+    if (procfs_->always_ready(i)) return true;
+  return false;
+}
+
+// A procfs file woke the loop: a write file's pieces run its write probes
+// in order, each with $value; a waiting reader gets what the read probe
+// set.  Kernel records written before print before the probe's output.
+void Session::run_procfs(size_t file) {
+  drain();
+  if (procfs_->is_write(file)) {
+    size_t piece = size_t(std::max<int64_t>(module_.limits.maxstringlen - 1, 1));
+    for (std::string& text : procfs_->take_written(file, piece)) {
+      for (size_t probe : procfs_->probes(file)) {
+        if (stop_ != Stop::none) return;
+        interpreter_->procfs_text() = text;
+        run_user_probe(probe);
+      }
+    }
+    // The end of standard input: the session goes on until exit(), as stap's.
+    if (procfs_->at_end(file) && !procfs_->always_ready(file) && procfs_->fd(file) >= 0)
+      epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, procfs_->fd(file), nullptr);
+    return;
+  }
+  if (!procfs_->reader_waiting(file)) return;
+  interpreter_->procfs_text().clear();
+  if (stop_ == Stop::none) run_user_probe(procfs_->probes(file).front());
+  procfs_->serve(file, interpreter_->procfs_text());
+}
+
 bool Session::start_timers() {
   for (size_t i = 0; i < module_.probes.size(); ++i) {
     const ir::TimerSpec* t = module_.probes[i].as<ir::TimerSpec>();
@@ -327,7 +383,12 @@ void Session::loop() {
   while (stop_ == Stop::none) {
     // The ring buffer also drains on a period, for records whose writer
     // chose not to wake us (BPF_RB_NO_WAKEUP) and for the header counters.
-    int n = epoll_wait(epoll_fd_, events, 16, kDrainPeriodMs);
+    // Standard input that epoll cannot wait on (a file) is read each turn.
+    bool busy = procfs_always_ready();
+    int n = epoll_wait(epoll_fd_, events, 16, busy ? 0 : kDrainPeriodMs);
+    if (busy)
+      for (size_t i = 0; i < procfs_->size() && stop_ == Stop::none; ++i)
+        if (procfs_->always_ready(i)) run_procfs(i);
     if (n == 0) drain();
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -363,6 +424,8 @@ void Session::on_event(uint64_t tag) {
     request_stop(Stop::child);
   } else if (tag == kTagTimeout) {
     request_stop(Stop::timeout);
+  } else if (tag >= kTagProcfs) {
+    if (tag - kTagProcfs < procfs_->size()) run_procfs(size_t(tag - kTagProcfs));
   } else if (tag >= kTagTimer && tag - kTagTimer < timers_.size()) {
     size_t t = tag - kTagTimer;
     // Several missed periods still run the handler once, as a late

@@ -66,7 +66,7 @@ TargetCommand::~TargetCommand() {
   if (pidfd_ >= 0) close(pidfd_);
 }
 
-bool TargetCommand::start(const std::string& command, std::string& error) {
+bool TargetCommand::start(const std::string& command, bool null_stdin, std::string& error) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     error = std::string("cannot create a pipe: ") + std::strerror(errno);
@@ -81,6 +81,10 @@ bool TargetCommand::start(const std::string& command, std::string& error) {
   }
   if (pid == 0) {
     close(pipe_fds[1]);
+    if (null_stdin) {
+      int null_fd = open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    }
     run_child(pipe_fds[0], command);
   }
   close(pipe_fds[0]);

@@ -18,7 +18,9 @@ class TargetCommand {
   TargetCommand& operator=(const TargetCommand&) = delete;
 
   // Forks the child, which waits at the gate.  False with `error` set.
-  bool start(const std::string& command, std::string& error);
+  // null_stdin: the script reads standard input (input.char), so the
+  // command reads /dev/null, as staprun gives it.
+  bool start(const std::string& command, bool null_stdin, std::string& error);
   // Lets the child exec the command.
   void release();
   // Kills the child (released or not) and reaps it: startup failed.

@@ -85,7 +85,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR02");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR03");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -131,7 +131,8 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
                                   SyscallSpec{"syscalls", "sys_exit_read", 0},
                                   kfunc, perf, uprobe,
                                   BtfTracepointSpec{"sched_switch", "kvm", 4},
-                                  LsmSpec{"file_open", 1, true}};
+                                  LsmSpec{"file_open", 1, true},
+                                  ProcfsSpec{"a/b", true, 64, 022}};
   REQUIRE(specs.size() == std::variant_size_v<ProbeSpec>);
   for (const ProbeSpec& spec : specs) {
     Probe p{.pp = kind_name(spec), .context = Context::kernel, .spec = spec};
@@ -221,7 +222,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR02";
+    std::string bytes = "STAPIR03";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
     bytes += "\xff\xff\xff\xff\x0f";  // globals: 2^32 - 1

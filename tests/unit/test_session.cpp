@@ -179,7 +179,7 @@ TEST_CASE("-c command: nothing runs before the gate opens", "[session]") {
   fs::remove(marker);
   stap::TargetCommand child;
   std::string error;
-  REQUIRE(child.start("echo ran > " + marker.string(), error));
+  REQUIRE(child.start("echo ran > " + marker.string(), false, error));
   CHECK(child.pid() > 0);
   usleep(100 * 1000);
   CHECK_FALSE(fs::exists(marker));
@@ -198,7 +198,7 @@ TEST_CASE("-c command: abort before the gate opens never runs it", "[session]") 
   {
     stap::TargetCommand child;
     std::string error;
-    REQUIRE(child.start("echo ran > " + marker.string(), error));
+    REQUIRE(child.start("echo ran > " + marker.string(), false, error));
     pid = child.pid();
     child.abort();
   }

@@ -44,6 +44,12 @@ struct ResolveRequest {
   bool will_run = false;  // Program::will_run: the probe must be attachable here
 };
 
+// How a body uses a target variable (ProbeProvider::check_target_use).
+struct TargetUse {
+  bool written = false;  // assigned, incremented or decremented
+  std::string op;        // when written: "=", ".=", "+=", "++" ...
+};
+
 // The literal a pattern component takes, if any.
 enum class ArgKind : uint8_t { none, number, string };
 
@@ -118,6 +124,14 @@ class ProbeProvider {
   // default; a family resolved later lists what the pattern matches on
   // this system (kernel.trace("sched:*") -> each sched event).
   virtual std::vector<std::string> list_points(const ast::ProbePoint& point) const;
+  // For a family whose target variables have rules of their own (procfs's
+  // $value: written without -g in a read probe, read-only in a write
+  // probe): checks one use of `n` in a body at `point`, reporting a
+  // located error and returning false when it is wrong.  nullopt, the
+  // default, leaves the shared rules: reads anywhere, writes under -g.
+  virtual std::optional<bool> check_target_use(const ast::ProbePoint& point,
+                                               const ast::TargetSymbol& n, const TargetUse& use,
+                                               Diagnostics& diags) const;
   // Whether @entry(expr) may be used: in function .return probes only.
   // The default is no.
   virtual bool has_entry_values(const ast::ProbePoint& point) const;
@@ -160,6 +174,7 @@ const ProbeProvider& kernel_function_provider();
 const ProbeProvider& process_provider();
 const ProbeProvider& perf_provider();
 const ProbeProvider& btf_tracepoint_provider();
+const ProbeProvider& procfs_provider();
 
 // The tracepoints kernel.tracepoint(PATTERN) names in `btf`: vmlinux's
 // (module "") or module M's, sorted (btf_tracepoint.cpp).

@@ -26,6 +26,7 @@ const std::vector<const ProbeProvider*>& all_providers() {
       &kernel_function_provider(),
       &process_provider(),
       &perf_provider(),
+      &procfs_provider(),
   };
   return table;
 }
@@ -127,6 +128,12 @@ std::string ProbeProvider::no_target_vars_message(const ast::ProbePoint&) const 
 }
 
 bool ProbeProvider::has_entry_values(const ast::ProbePoint&) const { return false; }
+
+std::optional<bool> ProbeProvider::check_target_use(const ast::ProbePoint&,
+                                                    const ast::TargetSymbol&, const TargetUse&,
+                                                    Diagnostics&) const {
+  return std::nullopt;
+}
 
 bool ProbeProvider::may_match(const ast::ProbePoint&) const { return true; }
 

@@ -34,6 +34,7 @@ const Row kRows[] = {
     {begin_end_provider, any, make_session_lowering},
     {timer_provider, profile, make_perf_lowering},
     {timer_provider, interval, make_timer_lowering},
+    {procfs_provider, any, make_procfs_lowering},
     {perf_provider, any, make_perf_lowering},
     {tracepoint_provider, trace_event, make_tracepoint_lowering},
     {btf_tracepoint_provider, any, make_btf_tracepoint_lowering},

@@ -45,6 +45,7 @@ ir::Node* runs_image(Lowerer& l, const std::string& path, std::vector<ir::Type>&
 // One per file of this directory.
 std::unique_ptr<KindLowering> make_session_lowering(Lowerer& l);      // session.cpp
 std::unique_ptr<KindLowering> make_timer_lowering(Lowerer& l);        // timer.cpp
+std::unique_ptr<KindLowering> make_procfs_lowering(Lowerer& l);       // procfs.cpp
 std::unique_ptr<KindLowering> make_perf_lowering(Lowerer& l);         // perf.cpp
 std::unique_ptr<KindLowering> make_tracepoint_lowering(Lowerer& l);   // tracepoint.cpp
 std::unique_ptr<KindLowering> make_btf_tracepoint_lowering(Lowerer& l);  // btf_tracepoint.cpp

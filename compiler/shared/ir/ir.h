@@ -127,8 +127,12 @@ enum class Op : uint8_t {
   // here on (0 allows, -errno denies; it starts as the previous BPF LSM
   // program's) -> long, the value
   set_verdict,
+
+  // ---- procfs files (ProcfsSpec), user context only
+  procfs_value,      // a write probe's text, as written                 -> string
+  set_procfs_value,  // kids[0] = value: a read probe's text from here on -> string
 };
-constexpr Op kLastOp = Op::set_verdict;
+constexpr Op kLastOp = Op::set_procfs_value;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {

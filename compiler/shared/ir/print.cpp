@@ -87,6 +87,8 @@ const char* op_name(Op op) {
     case Op::reg: return "reg";
     case Op::uread: return "uread";
     case Op::set_verdict: return "set_verdict";
+    case Op::procfs_value: return "procfs_value";
+    case Op::set_procfs_value: return "set_procfs_value";
   }
   return "?";
 }

@@ -56,6 +56,12 @@ void UprobeSpec::print(std::ostream& o) const {
   }
 }
 
+void ProcfsSpec::print(std::ostream& o) const {
+  o << (write ? " write" : " read") << " path=" << path << " umask=0" << std::oct << umask
+    << std::dec;
+  if (maxsize) o << " maxsize=" << maxsize;
+}
+
 void LsmSpec::print(std::ostream& o) const {
   o << " hook=" << hook << " args=" << args;
   if (verdict) o << " verdict";

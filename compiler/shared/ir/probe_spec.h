@@ -202,8 +202,32 @@ struct LsmSpec {
   void print(std::ostream& o) const;
 };
 
+// A file the script serves (procfs("PATH").read / .write), run in user
+// context: the runtime makes a FIFO for it under
+// /var/tmp/systemtap-$USER/MODULE/ (loader/attach/procfs_files.h).  A read
+// probe's body sets the text each reader gets, at most maxsize - 1 bytes
+// (0: MAXSTRINGLEN); a write probe's body gets each piece written.
+// path "__stdin" is the script's standard input, one byte per run.
+struct ProcfsSpec {
+  std::string path;
+  bool write = false;
+  int64_t maxsize = 0;
+  int64_t umask = 0;
+
+  bool is_stdin() const { return path == "__stdin"; }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.path);
+    f(s.write);
+    f(s.maxsize);
+    f(s.umask);
+  }
+  const char* kind_name() const { return "procfs"; }
+  void print(std::ostream& o) const;
+};
+
 using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
-                               PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec>;
+                               PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec, ProcfsSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);

@@ -3,7 +3,7 @@
 // that the interpreter and the loader can trust a module that came out of
 // an object file exactly as much as one lowering built.
 //
-// Encoding: "STAPIR02", then unsigned LEB128 varints; signed values are
+// Encoding: "STAPIR03", then unsigned LEB128 varints; signed values are
 // zigzag-encoded; strings are a length and the bytes; a node is op, type,
 // a, b, c, s, kid count, kids (pre-order), int count, ints, loc; a body is
 // a presence byte and a node.
@@ -20,7 +20,7 @@ namespace {
 
 // 02: probe specs per kind (ir/probe_spec.h), written as the variant
 // index and the kind's fields.
-constexpr char kMagic[] = "STAPIR02";
+constexpr char kMagic[] = "STAPIR03";
 constexpr size_t kMagicLen = 8;
 // Deeper trees than this are refused rather than risking the reader's (and
 // later the interpreter's) stack: a left-nested chain of 4000 operators is
@@ -327,14 +327,14 @@ void Checker::operands(const Node& n) const {
     case Op::num: case Op::str: case Op::any: case Op::exit: case Op::nop:
     case Op::brk: case Op::cont: case Op::next:
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
-    case Op::sys_nr: case Op::sys_ret: case Op::fn_name:
+    case Op::sys_nr: case Op::sys_ret: case Op::fn_name: case Op::procfs_value:
       return kids(n, 0);
     case Op::fn_arg: case Op::fn_ret:
       // 12 arguments: a BPF trampoline's most (MAX_BPF_FUNC_ARGS).
       if (n.a < 0 || n.a > 11 || !(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8))
         fail(n, "bad function argument");
       return kids(n, 0);
-    case Op::set_verdict: return kids(n, 1);
+    case Op::set_verdict: case Op::set_procfs_value: return kids(n, 1);
     case Op::kread: case Op::uread:
       if (!(n.b == 1 || n.b == 2 || n.b == 4 || n.b == 8)) fail(n, "bad read size");
       return kids(n, 1);

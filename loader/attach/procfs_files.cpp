@@ -1,0 +1,299 @@
+#include "loader/attach/procfs_files.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace stap {
+
+namespace {
+
+std::string user_name() {
+  if (const passwd* p = getpwuid(geteuid())) return p->pw_name;
+  return std::to_string(geteuid());
+}
+
+// mkdir that accepts an existing directory; true when `path` is one now.
+// `made` says whether this call created it.
+bool ensure_dir(const std::string& path, bool& made) {
+  made = mkdir(path.c_str(), 0755) == 0;
+  if (made) return true;
+  struct stat st;
+  return errno == EEXIST && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Whether epoll can wait on fd (it cannot on regular files and /dev/null).
+bool pollable(int fd) {
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) return false;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  bool ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0;
+  close(ep);
+  return ok;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+}  // namespace
+
+ProcfsFiles::ProcfsFiles(const ir::Module& module, std::string module_name, int verbose)
+    : module_name_(std::move(module_name)), verbose_(verbose) {
+  for (size_t i = 0; i < module.probes.size(); ++i) {
+    const ir::ProcfsSpec* spec = module.probes[i].as<ir::ProcfsSpec>();
+    if (!spec) continue;
+    File* file = nullptr;
+    for (auto& f : files_)
+      if (f->name == spec->path) file = f.get();
+    if (!file) {
+      files_.push_back(std::make_unique<File>());
+      file = files_.back().get();
+      file->name = spec->path;
+      file->write = spec->write;
+      file->is_stdin = spec->is_stdin();
+      // stap's modes: r--r--r-- or -w--w--w-, less the probe's umask.
+      file->mode = static_cast<mode_t>((spec->write ? 0222 : 0444) & ~spec->umask);
+    }
+    file->probes.push_back(i);
+  }
+}
+
+ProcfsFiles::~ProcfsFiles() {
+  stop_servers();
+  for (auto& f : files_)
+    if (f->wait_fd >= 0 && !f->is_stdin) close(f->wait_fd);
+  remove_all();
+  if (terminal_changed_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_terminal_);
+}
+
+bool ProcfsFiles::start(std::string& error) {
+  for (auto& f : files_) {
+    bool ok = f->is_stdin ? take_stdin(*f, error)
+                          : (root_.empty() && !make_directory(error) ? false : make_fifo(*f, error));
+    if (!ok) return false;
+    if (verbose_ && !f->is_stdin)
+      std::fprintf(stderr, "Pass 5: procfs(\"%s\").%s served at %s (mode %03o)\n", f->name.c_str(),
+                   f->write ? "write" : "read", f->fifo.c_str(), unsigned(f->mode));
+  }
+  return true;
+}
+
+// /var/tmp/systemtap-$USER/MODULE, locked for this session.
+bool ProcfsFiles::make_directory(std::string& error) {
+  std::string base = "/var/tmp/systemtap-" + user_name();
+  root_ = base + "/" + module_name_;
+  bool made = false;
+  // Twice: another session may remove an empty base between the two.
+  bool ok = false;
+  for (int attempt = 0; attempt < 2 && !ok; ++attempt)
+    ok = ensure_dir(base, made) && ensure_dir(root_, made);
+  // Both are removed at the end when empty, whoever made them (a killed
+  // session leaves them behind).
+  made_dirs_.push_back(base);
+  if (!ok) {
+    error = "cannot make the procfs directory " + root_ + ": " + errno_text();
+    return false;
+  }
+  made_dirs_.push_back(root_);
+  lock_fd_ = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    bool busy = errno == EWOULDBLOCK;
+    made_dirs_.pop_back();  // another session's: not ours to remove
+    error = busy ? "the procfs directory " + root_ +
+                       " is in use by another stap session; name this one with -m NAME"
+                 : "cannot lock the procfs directory " + root_ + ": " + errno_text();
+    return false;
+  }
+  return true;
+}
+
+bool ProcfsFiles::make_fifo(File& f, std::string& error) {
+  // Directories of a path like "a/b/file".
+  for (size_t slash = f.name.find('/'); slash != std::string::npos;
+       slash = f.name.find('/', slash + 1)) {
+    std::string dir = root_ + "/" + f.name.substr(0, slash);
+    bool made = false;
+    if (!ensure_dir(dir, made)) {
+      error = "cannot make the procfs directory " + dir + ": " + errno_text();
+      return false;
+    }
+    made_dirs_.push_back(dir);  // removed when empty, as the root is
+  }
+  f.fifo = root_ + "/" + f.name;
+  struct stat st;
+  if (lstat(f.fifo.c_str(), &st) == 0) {
+    // A killed session's FIFO (the lock says no session serves it now).
+    if (!S_ISFIFO(st.st_mode)) {
+      error = "cannot serve procfs(\"" + f.name + "\"): " + f.fifo + " exists and is not a FIFO";
+      return false;
+    }
+    unlink(f.fifo.c_str());
+  }
+  if (mkfifo(f.fifo.c_str(), 0600) != 0 || chmod(f.fifo.c_str(), f.mode) != 0) {
+    error = "cannot make the procfs FIFO " + f.fifo + ": " + errno_text();
+    return false;
+  }
+  made_fifos_.push_back(f.fifo);
+  if (f.write) {
+    // Read and write: a writer never waits for us, and the last writer's
+    // close is no hang-up, so the loop only wakes for data.
+    f.wait_fd = open(f.fifo.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  } else {
+    f.wait_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (f.wait_fd >= 0) f.server = std::thread([this, &f] { serve_readers(f); });
+  }
+  if (f.wait_fd < 0) {
+    error = "cannot open the procfs FIFO " + f.fifo + ": " + errno_text();
+    return false;
+  }
+  return true;
+}
+
+bool ProcfsFiles::take_stdin(File& f, std::string& error) {
+  f.wait_fd = STDIN_FILENO;
+  struct stat st;
+  if (fstat(STDIN_FILENO, &st) != 0) {
+    error = "cannot read standard input: " + errno_text();
+    return false;
+  }
+  f.always_ready = !pollable(STDIN_FILENO);
+  // Each key as it is typed, unechoed, as staprun reads a terminal.
+  if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_terminal_) == 0) {
+    termios raw = saved_terminal_;
+    raw.c_lflag &= ~tcflag_t(ICANON | ECHO);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    terminal_changed_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+  }
+  return true;
+}
+
+std::vector<std::string> ProcfsFiles::take_written(size_t i, size_t piece) {
+  File& f = *files_[i];
+  std::vector<std::string> pieces;
+  if (piece == 0) piece = 1;
+  if (f.is_stdin) piece = 1;
+  char buffer[4096];
+  // Standard input is read once per wake-up (it is not ours to make
+  // non-blocking); a FIFO until it is empty.
+  for (int reads = 0; reads < 16; ++reads) {
+    ssize_t n = read(f.wait_fd, buffer, sizeof buffer);
+    if (n == 0 && f.is_stdin) f.at_end = true;
+    if (n <= 0) break;
+    for (size_t at = 0; at < size_t(n); at += piece)
+      pieces.emplace_back(buffer + at, std::min(piece, size_t(n) - at));
+    if (f.is_stdin) break;
+  }
+  return pieces;
+}
+
+bool ProcfsFiles::reader_waiting(size_t i) {
+  File& f = *files_[i];
+  uint64_t count;
+  (void)!read(f.wait_fd, &count, sizeof count);
+  std::lock_guard lock(f.mutex);
+  return f.waiting && !f.have_text;
+}
+
+void ProcfsFiles::serve(size_t i, std::string text) {
+  File& f = *files_[i];
+  {
+    std::lock_guard lock(f.mutex);
+    f.text = std::move(text);
+    f.have_text = true;
+  }
+  f.handed.notify_all();
+}
+
+// A read file's thread: one reader at a time, as stap's files allow.
+void ProcfsFiles::serve_readers(File& f) {
+  sigset_t pipe_signal;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);  // a reader gone mid-text is EPIPE, not death
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+  while (!stopping_) {
+    int fd = open(f.fifo.c_str(), O_WRONLY | O_CLOEXEC);  // waits for a reader
+    if (fd < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    std::string text;
+    {
+      std::unique_lock lock(f.mutex);
+      f.waiting = !stopping_;
+      f.have_text = false;
+    }
+    uint64_t one = 1;
+    (void)!write(f.wait_fd, &one, sizeof one);
+    {
+      std::unique_lock lock(f.mutex);
+      f.handed.wait(lock, [&] { return f.have_text || stopping_.load(); });
+      f.waiting = false;
+      if (f.have_text) text = std::move(f.text);
+      f.have_text = false;
+    }
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    size_t done = 0;
+    // The text handed over is written even when the session is ending
+    // (its last reader is served); only a reader that stops reading is
+    // given up on then.
+    while (done < text.size()) {
+      ssize_t n = write(fd, text.data() + done, text.size() - done);
+      if (n > 0) {
+        done += size_t(n);
+      } else if (n < 0 && errno == EAGAIN) {
+        if (stopping_) break;
+        pollfd p{fd, POLLOUT, 0};
+        poll(&p, 1, 100);
+      } else if (n < 0 && errno != EINTR) {
+        break;
+      }
+    }
+    close(fd);
+    // The reader sees the end once no writer is left; until it closes, a
+    // new open would reach it again, so wait for it to go.
+    while (!stopping_) {
+      int still = open(f.fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (still < 0) break;
+      close(still);
+      usleep(1000);
+    }
+  }
+}
+
+void ProcfsFiles::stop_servers() {
+  stopping_ = true;
+  std::vector<int> unblockers;
+  for (auto& f : files_) {
+    if (!f->server.joinable()) continue;
+    f->handed.notify_all();
+    // A thread waiting in open(O_WRONLY) returns once a reader exists.
+    int fd = open(f->fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) unblockers.push_back(fd);
+  }
+  for (auto& f : files_)
+    if (f->server.joinable()) f->server.join();
+  for (int fd : unblockers) close(fd);
+}
+
+void ProcfsFiles::remove_all() {
+  for (auto it = made_fifos_.rbegin(); it != made_fifos_.rend(); ++it) unlink(it->c_str());
+  made_fifos_.clear();
+  // Innermost first; a directory someone else filled stays.
+  for (auto it = made_dirs_.rbegin(); it != made_dirs_.rend(); ++it) rmdir(it->c_str());
+  made_dirs_.clear();
+  if (lock_fd_ >= 0) close(lock_fd_);
+  lock_fd_ = -1;
+}
+
+}  // namespace stap
