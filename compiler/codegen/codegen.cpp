@@ -166,7 +166,8 @@ bool emit_programs(ModuleState& ms, std::string& error) {
         [&](const ir::BtfTracepointSpec& tp) {
           return emit_btf_tracepoint_program(ms, p, tp, i, error);
         },
-        [&](const ir::LsmSpec& lsm) { return emit_lsm_program(ms, p, lsm, i, error); });
+        [&](const ir::LsmSpec& lsm) { return emit_lsm_program(ms, p, lsm, i, error); },
+        [&](const ir::NetfilterSpec& nf) { return emit_netfilter_program(ms, p, nf, i, error); });
     if (!ok) return false;
   }
   return emit_syscall_dispatchers(ms, error);

@@ -145,11 +145,14 @@ Value* ProgramEmitter::expr(const ir::Node* n) {
     case Op::reg: case Op::uread: return kfunc_read(n);
     case Op::regex_match: return regex_match(n);
     case Op::set_verdict: {
-      if (!verdict_) unsupported(n, "a verdict outside an LSM hook's program");
+      if (!verdict_) unsupported(n, "a verdict outside an LSM or netfilter hook's program");
       Value* v = expr(n->kids.at(0));
       b_.CreateStore(v, verdict_);
       return v;
     }
+    case Op::verdict:
+      if (!verdict_) unsupported(n, "a verdict outside an LSM or netfilter hook's program");
+      return b_.CreateLoad(m_.i64, verdict_);
     case Op::any: unsupported(n, "array slices ('*') need user context");
     case Op::block: case Op::expr: case Op::nop: case Op::if_: case Op::loop:
     case Op::foreach: case Op::ret: case Op::brk: case Op::cont: case Op::next: case Op::try_:

@@ -14,7 +14,10 @@ bool emit_lsm_program(ModuleState& ms, ir::Probe& p, const ir::LsmSpec& lsm, siz
   context.registers = ProgramContext::Registers::trampoline;
   // $return reads the verdict slot as an argument past the hook's own.
   context.arg_count = lsm.args + (lsm.verdict ? 1 : 0);
-  if (lsm.verdict) context.verdict_slot = lsm.args;
+  if (lsm.verdict) {
+    context.verdict = ProgramContext::Verdict::lsm;
+    context.verdict_slot = lsm.args;
+  }
   return emit_probe_programs(p, name, error, [&] {
     ProgramEmitter(ms, p, context).emit(name, "lsm/" + lsm.hook);  // libbpf adds bpf_lsm_
   });

@@ -41,12 +41,18 @@ void ProgramEmitter::emit(const std::string& name, const std::string& section) {
   ms_.scratch_size = std::max(ms_.scratch_size, scratch_top_);
 }
 
-// A verdict is kept in [-MAX_ERRNO, 0], the range the verifier requires
-// of an LSM program's return value (0 is also in the range of the hooks
-// that return 0 or 1): a positive value allows.
+// What the verifier lets each kind of verdict return.  An LSM verdict is
+// kept in [-MAX_ERRNO, 0] (0 is also in the range of the hooks that return
+// 0 or 1): a positive value allows.  A netfilter verdict is NF_DROP when
+// its low byte is (as the kernel reads verdicts: NF_DROP_ERR's too), else
+// NF_ACCEPT: NF_STOLEN, NF_QUEUE, NF_REPEAT and NF_STOP accept.
 Value* ProgramEmitter::program_result() {
   if (!verdict_) return b_.getInt32(0);
   Value* v = b_.CreateLoad(m_.i64, verdict_);
+  if (context_.verdict == ProgramContext::Verdict::netfilter) {
+    Value* drop = b_.CreateICmpEQ(b_.CreateAnd(v, i64c(0xff)), i64c(0));
+    return b_.CreateSelect(drop, b_.getInt32(0), b_.getInt32(1));
+  }
   v = b_.CreateSelect(b_.CreateICmpSGT(v, i64c(0)), i64c(0), v);
   v = b_.CreateSelect(b_.CreateICmpSLT(v, i64c(-4095)), i64c(-4095), v);
   return b_.CreateTrunc(v, m_.i32);
@@ -57,9 +63,11 @@ Value* ProgramEmitter::program_result() {
 void ProgramEmitter::prologue() {
   AllocaInst* zero = m_.entry_alloca(m_.i32, "zero");
   b_.CreateStore(b_.getInt32(0), zero);
-  if (context_.verdict_slot >= 0) {
+  if (context_.verdict != ProgramContext::Verdict::none) {
     verdict_ = m_.entry_alloca(m_.i64, "verdict");
-    b_.CreateStore(trampoline_slot(context_.verdict_slot), verdict_);
+    bool lsm = context_.verdict == ProgramContext::Verdict::lsm;
+    b_.CreateStore(lsm ? trampoline_slot(context_.verdict_slot) : i64c(1 /* NF_ACCEPT */),
+                   verdict_);
   }
   BasicBlock* bail = block("bail");
   BasicBlock* have_g = block("have_globals");

@@ -90,10 +90,14 @@ struct ProgramContext {
   // The context is struct bpf_perf_event_data: the sampled registers give
   // addr(), user_mode(), a sampled symname() and probefunc().
   bool perf_sample = false;
-  // The program's return value is a verdict (an LSM hook's): it starts as
-  // the trampoline's slot `verdict_slot` (the one after the arguments: the
-  // previous BPF LSM program's), set_verdict changes it, and every exit
-  // returns it; -1: the program returns 0.
+  // Whether the program's return value is a verdict, which set_verdict
+  // changes and every exit returns: none (the program returns 0); an LSM
+  // hook's, starting as the trampoline's slot `verdict_slot` (the one
+  // after the arguments: the previous BPF LSM program's), kept in
+  // [-MAX_ERRNO, 0]; a netfilter hook's, starting as NF_ACCEPT, returned as
+  // NF_DROP or NF_ACCEPT (the only two a BPF netfilter program may return).
+  enum class Verdict : uint8_t { none, lsm, netfilter };
+  Verdict verdict = Verdict::none;
   int64_t verdict_slot = -1;
 };
 
@@ -106,6 +110,8 @@ bool emit_btf_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::BtfTra
                                  size_t index, std::string& error);
 bool emit_lsm_program(ModuleState& ms, ir::Probe& p, const ir::LsmSpec& lsm, size_t index,
                       std::string& error);
+bool emit_netfilter_program(ModuleState& ms, ir::Probe& p, const ir::NetfilterSpec& nf,
+                            size_t index, std::string& error);
 // A syscall probe's body, a subprogram; the dispatching programs of both
 // directions come after every body (emit_syscall_dispatchers).
 bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc, size_t index,

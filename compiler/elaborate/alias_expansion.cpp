@@ -344,7 +344,7 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     std::vector<ast::ProbePoint*> concrete =
         resolve_builtin_point(*copy, arena_, alias_heads_, ctx.quiet, diags_);
     size_t added = 0;
-    ResolveRequest request{ctx.quiet, program_.will_run};
+    ResolveRequest request{ctx.quiet, program_.will_run, program_.guru};
     for (ast::ProbePoint* p : concrete) {
       DerivedProbe derived{nullptr, p, find_provider(*p)};
       if (derived.provider && derived.provider->resolve(*p, request, derived, diags_) == 0)

@@ -218,6 +218,7 @@ void Checker::visit(UnaryExpr& n) {
 // rules of its own.
 void Checker::visit(TargetSymbol& n) {
   TargetUse use;
+  use.guru = guru_;
   if (written_target_ == &n) {
     use.written = true;
     use.op = written_op_;

@@ -39,6 +39,7 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
   auto ok = [&] { return diags.error_count() == errors; };
 
   // 1-3: tapset aliases and providers.
+  program.guru = options.guru;
   bool expanded = expand_aliases(program, library, arena, sources, diags);
   if (options.list_mode) {
     if (options.list_types) type_for_listing(program, library, arena, sources, diags);

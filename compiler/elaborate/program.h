@@ -75,6 +75,9 @@ struct Program {
   // attach them (kernel.function needs kprobes or fentry), so '!' and '?'
   // move past points that cannot run here.
   bool will_run = false;
+  // -g (elaborate() sets it from its options): points whose values stap
+  // takes as C in guru mode (netfilter hooks) are checked less strictly.
+  bool guru = false;
   // elide: set when unused code was removed (no -u).  stap's optimiser
   // also leaves a one-statement body as that bare statement, which is how
   // -p2 -v prints bodies then.

@@ -24,6 +24,7 @@ family_of() {
     process*) echo "process" ;;
     perf.*) echo "perf" ;;
     procfs*) echo "procfs" ;;
+    netfilter*) echo "netfilter" ;;
     *) echo "other" ;;
   esac
 }
@@ -134,6 +135,7 @@ EOF
   section process "User space" "Processes, their functions, statements, PLT entries and USDT marks (uprobes), and process events."
   section perf "Perf events" "A perf event of any type and config, sampled by count or frequency."
   section procfs "Files" "Files the script serves, as FIFOs under \\fB/var/tmp/systemtap\\-\$USER/\\fIMODULE\\fR (\\fIPATH\\fR \\fBcommand\\fR when left out): a reader gets what the read probe assigns to \\fB\$value\\fR; a write probe gets each piece written as \\fB\$value\\fR.  \\fBprocfs(\"__stdin\")\\fR is the script's standard input (\\fBinput.char\\fR, \\fBinput.line\\fR)."
+  section netfilter "Netfilter hooks" "A BPF netfilter program for every packet of a protocol family at a hook (Linux 6.4+; IPv4 and IPv6): \\fB\$skb\\fR, \\fB\$in\\fR, \\fB\$out\\fR, \\fB\$hooknum\\fR, \\fB\$okfn\\fR, and \\fB\$verdict\\fR, written under \\fB\\-g\\fR."
   cat <<'EOF'
 .SS Refused
 These shapes are parsed as SystemTap parses them and then refused with

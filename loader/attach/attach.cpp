@@ -45,7 +45,8 @@ bool prepare_probe(bpf_object* obj, const ir::Probe& p, std::string& error) {
         return true;
       },
       [](const ir::BtfTracepointSpec&) { return true; },
-      [&](const ir::LsmSpec& lsm) { return prepare_lsm(p, lsm, error); });
+      [&](const ir::LsmSpec& lsm) { return prepare_lsm(p, lsm, error); },
+      [&](const ir::NetfilterSpec& nf) { return prepare_netfilter(obj, p, nf, error); });
 }
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -81,6 +82,10 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
       [&](const ir::LsmSpec& lsm) {
         bpf_program* prog = program_of(obj, p, error);
         return prog && attach_lsm(prog, p, lsm, links, error);
+      },
+      [&](const ir::NetfilterSpec& nf) {
+        bpf_program* prog = program_of(obj, p, error);
+        return prog && attach_netfilter(prog, p, nf, report, error);
       });
 }
 

@@ -67,6 +67,14 @@ bool attach_btf_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::BtfT
 bool prepare_lsm(const ir::Probe& p, const ir::LsmSpec& lsm, std::string& error);
 bool attach_lsm(bpf_program* prog, const ir::Probe& p, const ir::LsmSpec& lsm,
                 std::vector<bpf_link*>& links, std::string& error);
+// netfilter.hook probes (attach_netfilter.cpp).  Before load: whether the
+// kernel has BPF netfilter programs, else an error saying so; the
+// program's type, which libbpf 1.1 cannot tell from its section.  After
+// load: a netfilter link at the probe's hook.
+bool prepare_netfilter(bpf_object* obj, const ir::Probe& p, const ir::NetfilterSpec& nf,
+                       std::string& error);
+bool attach_netfilter(bpf_program* prog, const ir::Probe& p, const ir::NetfilterSpec& nf,
+                      const AttachReport& report, std::string& error);
 // Perf events on every online CPU, or on the tasks of the processes a
 // .process probe counts in (attach_perf.cpp, attach_perf_task.cpp).
 bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& perf,

@@ -32,7 +32,7 @@ namespace {
 // the object name).  Programs: codegen names each probe's program.
 const char* const kMapPrefixes[] = {"stap_"};
 const char* const kMapSuffixes[] = {".rodata", ".data", ".bss", ".kconfig"};
-const char* const kProgPrefixes[] = {"stap_", "probe_", "kfunc_", "uprobe_", "perf_", "tp_btf_", "lsm_"};
+const char* const kProgPrefixes[] = {"stap_", "probe_", "kfunc_", "uprobe_", "perf_", "tp_btf_", "lsm_", "netfilter_"};
 
 bool starts_with(const char* s, const char* prefix) {
   return std::strncmp(s, prefix, std::strlen(prefix)) == 0;

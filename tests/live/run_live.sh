@@ -76,6 +76,12 @@ skip_reason() {
       elif ! "$tools/kfunc_mechanisms" fentry >/dev/null; then  # LSM programs use trampolines too
         echo "$("$tools/kfunc_mechanisms" fentry | tail -1)"
       fi;;
+    netfilter|no-netfilter)  # BPF netfilter programs: struct bpf_nf_ctx in the kernel's BTF
+      if grep -qa bpf_nf_ctx /sys/kernel/btf/vmlinux 2>/dev/null; then
+        [ "$need" = netfilter ] || echo "the kernel has BPF netfilter programs"
+      else
+        [ "$need" = no-netfilter ] || echo "the kernel has no BPF netfilter programs (Linux 6.4+)"
+      fi;;
     *) echo "unknown need '$need'";;
   esac
 }

@@ -61,6 +61,10 @@ TEST_CASE("each family's points find their provider") {
       {"process.begin", "process", true},
       {"process(123).end", "process", true},
       {"perf.type(1).config(0).sample(1000)", "perf", true},
+      {"procfs(\"a\").read", "procfs", false},
+      {"netfilter.hook(\"NF_INET_LOCAL_IN\").pf(\"NFPROTO_IPV4\")", "netfilter", false},
+      {"netfilter.pf(\"NFPROTO_IPV6\").hook(\"NF_IP6_FORWARD\").priority(\"1\")", "netfilter",
+       false},
   };
   for (const Case& c : cases) {
     INFO(c.point);

@@ -85,7 +85,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR03");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR04");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -132,7 +132,8 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
                                   kfunc, perf, uprobe,
                                   BtfTracepointSpec{"sched_switch", "kvm", 4},
                                   LsmSpec{"file_open", 1, true},
-                                  ProcfsSpec{"a/b", true, 64, 022}};
+                                  ProcfsSpec{"a/b", true, 64, 022},
+                                  NetfilterSpec{10, 4, -2147483647}};
   REQUIRE(specs.size() == std::variant_size_v<ProbeSpec>);
   for (const ProbeSpec& spec : specs) {
     Probe p{.pp = kind_name(spec), .context = Context::kernel, .spec = spec};
@@ -153,9 +154,11 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
   CHECK(std::get<UprobeSpec>(back.probes[6].spec).semaphores == uprobe.semaphores);
   CHECK(std::get<BtfTracepointSpec>(back.probes[7].spec).module == "kvm");
   CHECK(std::get<LsmSpec>(back.probes[8].spec).verdict);
+  CHECK(std::get<NetfilterSpec>(back.probes[10].spec).priority == -2147483647);
   CHECK(print_module(back) == print_module(m));
   CHECK(print_module(m).find("probe 6 uprobe kernel uprobe return binary=/bin/true pid=42 "
                              "sites=main@0x10,f@0x20/sem=0x30") != std::string::npos);
+  CHECK(print_module(m).find("netfilter pf=10 hook=4 priority=-2147483647") != std::string::npos);
   CHECK(print_module(m).find("probe 7 tp_btf kernel tp_btf tracepoint=sched_switch args=4 "
                              "module=kvm") != std::string::npos);
   CHECK(print_module(m).find("probe 8 lsm kernel lsm hook=file_open args=1 verdict") !=
@@ -222,7 +225,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR03";
+    std::string bytes = "STAPIR04";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
     bytes += "\xff\xff\xff\xff\x0f";  // globals: 2^32 - 1

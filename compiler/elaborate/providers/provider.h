@@ -42,12 +42,14 @@ struct Function;
 struct ResolveRequest {
   bool quiet = false;     // an optional point ('?', '!'): failures are silent
   bool will_run = false;  // Program::will_run: the probe must be attachable here
+  bool guru = false;      // Program::guru (-g)
 };
 
 // How a body uses a target variable (ProbeProvider::check_target_use).
 struct TargetUse {
   bool written = false;  // assigned, incremented or decremented
   std::string op;        // when written: "=", ".=", "+=", "++" ...
+  bool guru = false;     // -g
 };
 
 // The literal a pattern component takes, if any.
@@ -175,6 +177,18 @@ const ProbeProvider& process_provider();
 const ProbeProvider& perf_provider();
 const ProbeProvider& btf_tracepoint_provider();
 const ProbeProvider& procfs_provider();
+const ProbeProvider& netfilter_provider();
+
+// What a netfilter.hook("H").pf("P")[.priority("N")] point names, as the
+// kernel numbers it (netfilter.cpp): the protocol family (NFPROTO_*), the
+// hook and the priority.  nullopt with `error`, located at `where`, when
+// a name is unknown (under -g stap passes unknown names on as C; this
+// engine cannot).
+struct NetfilterHook {
+  int64_t pf = 0, hook = 0, priority = 0;
+};
+std::optional<NetfilterHook> netfilter_hook(const ast::ProbePoint& point, std::string& error,
+                                            SourceLoc& where);
 
 // The tracepoints kernel.tracepoint(PATTERN) names in `btf`: vmlinux's
 // (module "") or module M's, sorted (btf_tracepoint.cpp).

@@ -27,6 +27,7 @@ const std::vector<const ProbeProvider*>& all_providers() {
       &process_provider(),
       &perf_provider(),
       &procfs_provider(),
+      &netfilter_provider(),
   };
   return table;
 }

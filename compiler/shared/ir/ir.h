@@ -122,17 +122,22 @@ enum class Op : uint8_t {
   // memory of the probed process.  A fault is a runtime error at loc, as kread's.
   uread,
 
-  // ---- LSM hooks (LsmSpec)
+  // ---- verdicts: LSM hooks (LsmSpec), netfilter hooks (NetfilterSpec)
   // kids[0] = value: the program's return value, the hook's verdict, from
-  // here on (0 allows, -errno denies; it starts as the previous BPF LSM
-  // program's) -> long, the value
+  // here on (LSM: 0 allows, -errno denies, starting as the previous BPF
+  // LSM program's; netfilter: NF_DROP 0, NF_ACCEPT 1, starting as accept)
+  // -> long, the value
   set_verdict,
 
   // ---- procfs files (ProcfsSpec), user context only
   procfs_value,      // a write probe's text, as written                 -> string
   set_procfs_value,  // kids[0] = value: a read probe's text from here on -> string
+
+  // The verdict so far (see set_verdict) -> long.  Appended here, so the
+  // opcodes before it keep their numbers.
+  verdict,
 };
-constexpr Op kLastOp = Op::set_procfs_value;
+constexpr Op kLastOp = Op::verdict;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {

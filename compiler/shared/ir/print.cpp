@@ -89,6 +89,7 @@ const char* op_name(Op op) {
     case Op::set_verdict: return "set_verdict";
     case Op::procfs_value: return "procfs_value";
     case Op::set_procfs_value: return "set_procfs_value";
+    case Op::verdict: return "verdict";
   }
   return "?";
 }

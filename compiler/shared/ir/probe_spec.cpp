@@ -62,6 +62,10 @@ void ProcfsSpec::print(std::ostream& o) const {
   if (maxsize) o << " maxsize=" << maxsize;
 }
 
+void NetfilterSpec::print(std::ostream& o) const {
+  o << " pf=" << pf << " hook=" << hook << " priority=" << priority;
+}
+
 void LsmSpec::print(std::ostream& o) const {
   o << " hook=" << hook << " args=" << args;
   if (verdict) o << " verdict";

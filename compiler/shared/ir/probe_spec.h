@@ -226,8 +226,27 @@ struct ProcfsSpec {
   void print(std::ostream& o) const;
 };
 
+// A netfilter hook (netfilter.hook("H").pf("P")): a BPF netfilter
+// program run for each packet of protocol family `pf` (NFPROTO_*) at hook
+// `hook`, in `priority` order among the hook's functions.  Its context is
+// struct bpf_nf_ctx {state, skb}, read as two u64 slots; its return value
+// is the packet's verdict (NF_DROP 0, NF_ACCEPT 1).
+struct NetfilterSpec {
+  int64_t pf = 0, hook = 0, priority = 0;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.pf);
+    f(s.hook);
+    f(s.priority);
+  }
+  const char* kind_name() const { return "netfilter"; }
+  void print(std::ostream& o) const;
+};
+
 using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
-                               PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec, ProcfsSpec>;
+                               PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec, ProcfsSpec,
+                               NetfilterSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);

@@ -3,7 +3,7 @@
 // that the interpreter and the loader can trust a module that came out of
 // an object file exactly as much as one lowering built.
 //
-// Encoding: "STAPIR03", then unsigned LEB128 varints; signed values are
+// Encoding: "STAPIR04", then unsigned LEB128 varints; signed values are
 // zigzag-encoded; strings are a length and the bytes; a node is op, type,
 // a, b, c, s, kid count, kids (pre-order), int count, ints, loc; a body is
 // a presence byte and a node.
@@ -20,7 +20,7 @@ namespace {
 
 // 02: probe specs per kind (ir/probe_spec.h), written as the variant
 // index and the kind's fields.
-constexpr char kMagic[] = "STAPIR03";
+constexpr char kMagic[] = "STAPIR04";
 constexpr size_t kMagicLen = 8;
 // Deeper trees than this are refused rather than risking the reader's (and
 // later the interpreter's) stack: a left-nested chain of 4000 operators is
@@ -328,6 +328,7 @@ void Checker::operands(const Node& n) const {
     case Op::brk: case Op::cont: case Op::next:
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
     case Op::sys_nr: case Op::sys_ret: case Op::fn_name: case Op::procfs_value:
+    case Op::verdict:
       return kids(n, 0);
     case Op::fn_arg: case Op::fn_ret:
       // 12 arguments: a BPF trampoline's most (MAX_BPF_FUNC_ARGS).
