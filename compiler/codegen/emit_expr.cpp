@@ -150,6 +150,7 @@ Value* ProgramEmitter::expr(const ir::Node* n) {
       b_.CreateStore(v, verdict_);
       return v;
     }
+    case Op::ctx_address: return b_.CreatePtrToInt(ctx_, m_.i64);
     case Op::verdict:
       if (!verdict_) unsupported(n, "a verdict outside an LSM or netfilter hook's program");
       return b_.CreateLoad(m_.i64, verdict_);

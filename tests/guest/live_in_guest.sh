@@ -19,7 +19,7 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP: the guest needs root"; exit 77; fi
 cases=(
   arrays_kernel strings_kernel stats_kernel control_kernel functions_kernel
   try_catch_kernel print_family_kernel printf_kernel error_division_kernel
-  delete_kernel maxmapentries_kernel tp_char_array tp_data_loc tp_btf tp_btf_list lsm_deny
+  delete_kernel maxmapentries_kernel tp_char_array tp_data_loc tp_btf tp_btf_list lsm_deny lsm_tapset
   exit_tracepoint concurrent_increment array_insert_race printf_memory kernel_memory
   syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism

@@ -3,6 +3,8 @@
 // hook's arguments (btf_args.h), then the verdict of the BPF LSM programs
 // run before it.  $return reads that verdict; `$return = -13` (-g, checked
 // in pass 2) makes it this program's, so the operation fails with EACCES.
+// $ctx, as in stap's BPF backend, is the address of that context: the
+// arguments, one u64 each (kernel_long($ctx + 8) is the second).
 #include "elaborate/providers/provider.h"
 #include "lower/kinds/btf_args.h"
 #include "lower/kinds/kinds.h"
@@ -16,7 +18,7 @@ class LsmBody : public BtfArgsBody {
   LsmBody(Lowerer& l, kernel::Function hook) : BtfArgsBody(l, hook, "LSM hook " + hook.name) {}
 
   ir::Node* assign_target(ast::TargetSymbol& n, ir::Node* value) override {
-    if (!special_exists(n)) return nullptr;
+    if (!is_return(n)) return nullptr;
     ir::Node* set = l_.make(ir::Op::set_verdict, ir::Type::long_);
     set->kids = {value};
     return set;
@@ -24,7 +26,8 @@ class LsmBody : public BtfArgsBody {
 
  protected:
   ir::Node* special(ast::TargetSymbol& n) override {
-    if (!special_exists(n)) return nullptr;
+    if (is_ctx(n)) return l_.make(ir::Op::ctx_address, ir::Type::long_);
+    if (!is_return(n)) return nullptr;
     // The slot after the arguments: an int.
     ir::Node* v = l_.make(ir::Op::fn_arg, ir::Type::long_);
     v->a = static_cast<int64_t>(fn().params.size());
@@ -32,8 +35,16 @@ class LsmBody : public BtfArgsBody {
     v->c = 1;
     return v;
   }
-  // $return: hooks that return void have no verdict.
   bool special_exists(const ast::TargetSymbol& n) const override {
+    return is_ctx(n) || is_return(n);
+  }
+
+ private:
+  static bool is_ctx(const ast::TargetSymbol& n) {
+    return n.name == "$ctx" && n.components.empty() && !n.address_of;
+  }
+  // $return: hooks that return void have no verdict.
+  bool is_return(const ast::TargetSymbol& n) const {
     return n.name == "$return" && n.components.empty() && fn().ret.id != 0;
   }
 };

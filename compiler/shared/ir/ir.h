@@ -136,8 +136,11 @@ enum class Op : uint8_t {
   // The verdict so far (see set_verdict) -> long.  Appended here, so the
   // opcodes before it keep their numbers.
   verdict,
+  // The address of the program's context (an LSM hook's: its arguments,
+  // one u64 each), stap's $ctx -> long
+  ctx_address,
 };
-constexpr Op kLastOp = Op::verdict;
+constexpr Op kLastOp = Op::ctx_address;
 const char* op_name(Op op);  // "num", "set_local" ...
 
 struct Node {

@@ -90,6 +90,7 @@ const char* op_name(Op op) {
     case Op::procfs_value: return "procfs_value";
     case Op::set_procfs_value: return "set_procfs_value";
     case Op::verdict: return "verdict";
+    case Op::ctx_address: return "ctx_address";
   }
   return "?";
 }

@@ -328,7 +328,7 @@ void Checker::operands(const Node& n) const {
     case Op::brk: case Op::cont: case Op::next:
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
     case Op::sys_nr: case Op::sys_ret: case Op::fn_name: case Op::procfs_value:
-    case Op::verdict:
+    case Op::verdict: case Op::ctx_address:
       return kids(n, 0);
     case Op::fn_arg: case Op::fn_ret:
       // 12 arguments: a BPF trampoline's most (MAX_BPF_FUNC_ARGS).
