@@ -1,5 +1,7 @@
 #include "elaborate/fold_targets.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "ast/visitor.h"
@@ -25,7 +27,9 @@ bool mentions_target(Expr* e) {
 // the node itself when an answer decides it.
 class Folder : public RewritingVisitor {
  public:
-  explicit Folder(Arena& arena) : arena_(arena) {}
+  // known: the body's target variables when they are known by name; null
+  // when the body has none.
+  Folder(Arena& arena, const std::vector<std::string>* known) : arena_(arena), known_(known) {}
 
   void slot(Expr*& e) override {
     if (!e) return;
@@ -60,11 +64,21 @@ class Folder : public RewritingVisitor {
     answers_.insert(lit);
     return lit;
   }
+  // Whether target expression e exists: no when the body has none, by
+  // name for a plain $x where the names are known, else unknown.
+  std::optional<bool> exists(Expr* e) const {
+    if (!mentions_target(e)) return std::nullopt;
+    if (!known_) return false;
+    auto* t = dynamic_cast<TargetSymbol*>(e);
+    if (!t || !t->components.empty() || t->pretty || t->address_of) return std::nullopt;
+    return std::find(known_->begin(), known_->end(), t->name) != known_->end();
+  }
   Expr* fold_at(AtOp& op) {
-    if (op.op == "defined" && op.operands.size() == 1 && mentions_target(op.operands[0]))
-      return answer(0, op.loc);
-    if (op.op == "choose_defined" && op.operands.size() == 2 && mentions_target(op.operands[0]))
-      return op.operands[1];
+    if (op.op == "defined" && op.operands.size() == 1)
+      if (std::optional<bool> e = exists(op.operands[0])) return answer(*e, op.loc);
+    if (op.op == "choose_defined" && op.operands.size() == 2)
+      if (std::optional<bool> e = exists(op.operands[0]))
+        return *e ? op.operands[0] : op.operands[1];
     return &op;
   }
   Expr* fold_not(UnaryExpr& u) {
@@ -83,13 +97,19 @@ class Folder : public RewritingVisitor {
   }
 
   Arena& arena_;
+  const std::vector<std::string>* known_;
   std::unordered_set<const Expr*> answers_;
 };
 
 }  // namespace
 
 void fold_absent_targets(Block& body, Arena& arena) {
-  Folder folder(arena);
+  Folder folder(arena, nullptr);
+  body.accept(folder);
+}
+
+void fold_known_targets(Block& body, Arena& arena, const std::vector<std::string>& known) {
+  Folder folder(arena, &known);
   body.accept(folder);
 }
 

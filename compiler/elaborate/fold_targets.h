@@ -17,4 +17,11 @@ namespace stap {
 
 void fold_absent_targets(ast::Block& body, ast::Arena& arena);
 
+// The same where the target variables are known by name (`known`, with
+// '$': procfs's $value): @defined($x) of a plain $x is 1 when x is one of
+// them, else 0; @choose_defined($x, e) is $x or e.  Other questions
+// ($x->f, @defined(@cast(...))) are left for pass 3.
+void fold_known_targets(ast::Block& body, ast::Arena& arena,
+                        const std::vector<std::string>& known);
+
 }  // namespace stap

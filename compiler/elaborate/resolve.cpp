@@ -10,6 +10,7 @@
 
 #include "ast/visitor.h"
 #include "elaborate/body_context.h"
+#include "elaborate/providers/provider.h"
 #include "elaborate/builtins.h"
 #include "elaborate/fold_targets.h"
 
@@ -150,9 +151,26 @@ void Resolver::run() {
 // Not in probe-point conditions, where stap answers nothing.
 void Resolver::fold_probe_targets() {
   std::unordered_map<const ProbeDecl*, BodyContext> contexts = body_contexts(program_);
+  std::unordered_set<const ProbeDecl*> done;
   for (DerivedProbe& dp : program_.probes) {
-    if (!dp.decl || contexts[dp.decl].target_vars) continue;
-    if (dp.decl->body) fold_absent_targets(*dp.decl->body, arena_);
+    if (!dp.decl || !dp.decl->body || !done.insert(dp.decl).second) continue;
+    const BodyContext& context = contexts[dp.decl];
+    if (!context.target_vars) {
+      fold_absent_targets(*dp.decl->body, arena_);
+      continue;
+    }
+    // Known by name only when every probe of the body says the same.
+    std::optional<std::vector<std::string>> known;
+    for (const DerivedProbe* p : context.probes) {
+      std::optional<std::vector<std::string>> vars;
+      if (p->provider && p->point) vars = p->provider->known_target_vars(*p->point);
+      if (!vars || (known && *known != *vars)) {
+        known.reset();
+        break;
+      }
+      known = std::move(vars);
+    }
+    if (known) fold_known_targets(*dp.decl->body, arena_, *known);
   }
 }
 

@@ -164,6 +164,11 @@ class NetfilterProvider : public ProbeProvider {
     return vars;
   }
 
+  std::optional<std::vector<std::string>> known_target_vars(
+      const ast::ProbePoint&) const override {
+    return std::vector<std::string>(std::begin(kVariables), std::end(kVariables));
+  }
+
   // stap's names and values; under -g stap takes anything (as C), so pass
   // 2 does too and pass 3 says what it cannot compile.
   size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request, DerivedProbe&,

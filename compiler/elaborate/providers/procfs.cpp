@@ -50,6 +50,11 @@ class ProcfsProvider : public ProbeProvider {
     return {{"value", "string"}};
   }
 
+  std::optional<std::vector<std::string>> known_target_vars(
+      const ast::ProbePoint&) const override {
+    return std::vector<std::string>{"$value"};
+  }
+
   std::optional<bool> check_target_use(const ast::ProbePoint& point, const ast::TargetSymbol& n,
                                        const TargetUse& use, Diagnostics& diags) const override {
     auto fail = [&](SourceLoc loc, std::string message) {

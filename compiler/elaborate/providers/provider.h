@@ -134,6 +134,13 @@ class ProbeProvider {
   virtual std::optional<bool> check_target_use(const ast::ProbePoint& point,
                                                const ast::TargetSymbol& n, const TargetUse& use,
                                                Diagnostics& diags) const;
+  // For a family whose target variables are known in pass 2 (procfs's
+  // $value, netfilter's six): their names, with '$'.  Pass 2 then answers
+  // @defined($name) of a body all of whose probes are such points, as it
+  // answers it where there are none (elaborate/fold_targets.h).  nullopt,
+  // the default: known only when the point is resolved.
+  virtual std::optional<std::vector<std::string>> known_target_vars(
+      const ast::ProbePoint& point) const;
   // Whether @entry(expr) may be used: in function .return probes only.
   // The default is no.
   virtual bool has_entry_values(const ast::ProbePoint& point) const;

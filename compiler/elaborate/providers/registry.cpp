@@ -136,6 +136,11 @@ std::optional<bool> ProbeProvider::check_target_use(const ast::ProbePoint&,
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> ProbeProvider::known_target_vars(
+    const ast::ProbePoint&) const {
+  return std::nullopt;
+}
+
 bool ProbeProvider::may_match(const ast::ProbePoint&) const { return true; }
 
 size_t ProbeProvider::resolve(const ast::ProbePoint& point, const ResolveRequest& request,
