@@ -168,6 +168,7 @@ std::string cache_key(const CacheInputs& in) {
   key.flag("no-warnings", in.suppress_warnings);
   key.flag("global-display", in.global_var_display);
   key.field("kernel", in.kernel_release);
+  if (!in.target_program.empty()) key.field("target-program", in.target_program);
   return key.hex();
 }
 

@@ -49,6 +49,9 @@ struct CacheInputs {
   bool global_var_display = true;
   std::vector<std::string> global_settings;  // -G
   std::string kernel_release;
+  // A bare process.function's program comes from -c/-x (Program::
+  // target_program), so objects differ by it.
+  std::string target_program;
 };
 
 // 64 hex digits.

@@ -168,7 +168,11 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
   // provider does (debuginfo/process_points.h), plus each site's
   // variables from DWARF or SDT notes, which the provider's generic
   // listing cannot give.
-  if (auto process = debuginfo::parse_process_pattern(o.list_pattern)) {
+  // A bare code point under -c/-x lists the target's program's.
+  std::string pattern = o.list_pattern;
+  if (std::string program = target_program(o); pattern.starts_with("process.") && !program.empty())
+    pattern = "process(\"" + program + "\")" + pattern.substr(7);
+  if (auto process = debuginfo::parse_process_pattern(pattern)) {
     std::string why;
     auto points = debuginfo::list_process_points(*process, o.list_with_vars, why);
     for (const std::string& point : points) out << point << "\n";

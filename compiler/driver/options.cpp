@@ -1,6 +1,10 @@
 #include "driver/options.h"
 
 #include <getopt.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include <climits>
 
 #include <cstdlib>
 #include <cstring>
@@ -400,6 +404,30 @@ void print_usage(std::ostream& out) {
          "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n"
          "   --dump-probe-types     list the probe point patterns this engine supports\n"
          "   --dump-probe-aliases   list the probe aliases of the tapset library\n";
+}
+
+// The first word as the shell would take it; where wordexp refuses the
+// command (a $(...) in it), its first blank-separated word.
+std::string target_program(const Options& o) {
+  if (!o.target_command.empty()) {
+    wordexp_t words{};
+    if (wordexp(o.target_command.c_str(), &words, WRDE_NOCMD) == 0) {
+      std::string program = words.we_wordc > 0 ? words.we_wordv[0] : "";
+      wordfree(&words);
+      return program;
+    }
+    std::istringstream in(o.target_command);
+    std::string first;
+    in >> first;
+    return first;
+  }
+  if (o.target_pid > 0) {
+    char exe[PATH_MAX];
+    std::string link = "/proc/" + std::to_string(o.target_pid) + "/exe";
+    ssize_t n = readlink(link.c_str(), exe, sizeof exe - 1);
+    if (n > 0) return std::string(exe, size_t(n));
+  }
+  return {};
 }
 
 }  // namespace stap

@@ -76,4 +76,9 @@ std::vector<std::string> split_rc_words(const std::string& text);
 
 void print_usage(std::ostream& out);
 
+// What a bare process.function/.plt/.mark point probes: the -c command's
+// first word (its program, found in $PATH by resolution as stap does), or
+// the -x process's executable; "" without either.
+std::string target_program(const Options& o);
+
 }  // namespace stap

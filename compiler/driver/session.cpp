@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -77,6 +78,7 @@ FrontendConfig frontend_config(const Options& o) {
   c.env.guru_mode = o.guru;
   c.elaborate.keep_unused = o.keep_unused;
   c.elaborate.guru = o.guru;
+  c.elaborate.target_program = target_program(o);
   c.elaborate.global_var_display = o.global_var_display;
   c.elaborate.list_mode = !o.list_pattern.empty();
   c.elaborate.list_types = o.list_with_vars;
@@ -107,6 +109,7 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   in.global_var_display = o.global_var_display;
   in.global_settings = o.global_settings;
   in.kernel_release = config.env.kernel_vr;
+  in.target_program = target_program(o);
   ObjectPlace place;
   place.key = cache_key(in);
   std::string root = cache_root();

@@ -344,9 +344,10 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
     std::vector<ast::ProbePoint*> concrete =
         resolve_builtin_point(*copy, arena_, alias_heads_, ctx.quiet, diags_);
     size_t added = 0;
-    ResolveRequest request{ctx.quiet, program_.will_run, program_.guru};
+    ResolveRequest request{ctx.quiet, program_.will_run, program_.guru, program_.target_program};
     for (ast::ProbePoint* p : concrete) {
       DerivedProbe derived{nullptr, p, find_provider(*p)};
+      if (derived.provider) derived.provider->fill_defaults(*p, request, arena_);
       if (derived.provider && derived.provider->resolve(*p, request, derived, diags_) == 0)
         continue;
       add_probe(std::move(derived), ctx);

@@ -40,6 +40,7 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
 
   // 1-3: tapset aliases and providers.
   program.guru = options.guru;
+  program.target_program = options.target_program;
   bool expanded = expand_aliases(program, library, arena, sources, diags);
   if (options.list_mode) {
     if (options.list_types) type_for_listing(program, library, arena, sources, diags);

@@ -14,6 +14,7 @@ namespace stap {
 struct ElaborateOptions {
   bool keep_unused = false;          // -u: no elision of unused code
   bool guru = false;                 // -g
+  std::string target_program;        // -c/-x's program (Program::target_program)
   bool global_var_display = true;    // --no-global-var-display turns it off
   bool list_mode = false;            // -l/-L: probes need no body checks
   bool list_types = false;           // -L: locals resolved and typed, as far as they go

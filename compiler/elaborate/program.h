@@ -78,6 +78,10 @@ struct Program {
   // -g (elaborate() sets it from its options): points whose values stap
   // takes as C in guru mode (netfilter hooks) are checked less strictly.
   bool guru = false;
+  // The -c command's program or the -x process's executable, set by the
+  // driver ("" without either): what a bare process.function/.plt/.mark
+  // point probes, as in stap.
+  std::string target_program;
   // elide: set when unused code was removed (no -u).  stap's optimiser
   // also leaves a one-statement body as that bare statement, which is how
   // -p2 -v prints bodies then.

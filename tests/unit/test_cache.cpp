@@ -98,6 +98,7 @@ TEST_CASE("cache key: every input changes the key", "[cache]") {
       {"-w", [](auto& i) { i.suppress_warnings = true; }},
       {"--no-global-var-display", [](auto& i) { i.global_var_display = false; }},
       {"kernel release", [](auto& i) { i.kernel_release = "6.1.0"; }},
+      {"-c/-x program", [](auto& i) { i.target_program = "ls"; }},
       {"-I directory", [&](auto& i) { i.tapset_dirs.push_back((dir.path / "none").string()); }},
       // Framing: moving text between fields is a different input.
       {"field boundaries", [](auto& i) {

@@ -58,7 +58,8 @@ CodePoint read_code_point(const ast::ProbePoint& point) {
   else if (comps[0].arg) p.process = string(comps[0]);
   else
     return refuse(comps[0], "a bare process." + kind.functor +
-                                " probe needs the program: write process(\"PATH\") or process(PID)");
+                                " probe needs the program: write process(\"PATH\") or process(PID), "
+                                "or give one with -c or -x");
   p.kind = kind.functor;
   if (dynamic_cast<const ast::NumberLit*>(kind.arg)) {
     p.has_address = true;
@@ -114,6 +115,20 @@ std::vector<std::string> process_patterns() {
 class ProcessProvider : public ProbeProvider {
  public:
   ProcessProvider() : ProbeProvider("process", process_patterns(), /*resolved_later=*/true) {}
+
+  // A bare code point (process.function("F"), process.plt ...) under -c
+  // or -x probes the target's program, as in stap: it becomes
+  // process("PROGRAM").  Without either it stays bare, and resolution says
+  // that it needs the program.
+  void fill_defaults(ast::ProbePoint& point, const ResolveRequest& request,
+                     ast::Arena& arena) const override {
+    ast::ProbePointComponent& head = point.components[0];
+    if (head.arg || request.target_program.empty() || !read_code_point(point).is_code) return;
+    auto* path = arena.make<ast::StringLit>();
+    path->value = request.target_program;
+    path->loc = head.loc;
+    head.arg = path;
+  }
 
   // Uprobes and marks have the code's variables or the marker's
   // arguments; syscalls their registers.  Process and thread life events

@@ -43,6 +43,7 @@ struct ResolveRequest {
   bool quiet = false;     // an optional point ('?', '!'): failures are silent
   bool will_run = false;  // Program::will_run: the probe must be attachable here
   bool guru = false;      // Program::guru (-g)
+  std::string target_program;  // Program::target_program
 };
 
 // How a body uses a target variable (ProbeProvider::check_target_use).
@@ -134,6 +135,10 @@ class ProbeProvider {
   virtual std::optional<bool> check_target_use(const ast::ProbePoint& point,
                                                const ast::TargetSymbol& n, const TargetUse& use,
                                                Diagnostics& diags) const;
+  // Completes a concrete point from the session before it is resolved
+  // (the -c/-x program of a bare process.function); the default leaves it.
+  virtual void fill_defaults(ast::ProbePoint& point, const ResolveRequest& request,
+                             ast::Arena& arena) const;
   // For a family whose target variables are known in pass 2 (procfs's
   // $value, netfilter's six): their names, with '$'.  Pass 2 then answers
   // @defined($name) of a body all of whose probes are such points, as it

@@ -136,6 +136,8 @@ std::optional<bool> ProbeProvider::check_target_use(const ast::ProbePoint&,
   return std::nullopt;
 }
 
+void ProbeProvider::fill_defaults(ast::ProbePoint&, const ResolveRequest&, ast::Arena&) const {}
+
 std::optional<std::vector<std::string>> ProbeProvider::known_target_vars(
     const ast::ProbePoint&) const {
   return std::nullopt;
