@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "debuginfo/binary_path.h"
 #include "debuginfo/process_listing.h"
 #include "elaborate/alias_expansion.h"
 #include "elaborate/program.h"
@@ -174,7 +175,16 @@ int list_probes(const Options& o, Frontend& fe, std::ostream& out, std::ostream&
     pattern = "process(\"" + program + "\")" + pattern.substr(7);
   if (auto process = debuginfo::parse_process_pattern(pattern)) {
     std::string why;
-    auto points = debuginfo::list_process_points(*process, o.list_with_vars, why);
+    std::vector<std::string> programs{process->process};
+    if (debuginfo::is_program_glob(process->process))
+      programs = debuginfo::glob_programs(process->process);
+    std::vector<std::string> points;
+    for (const std::string& program : programs) {
+      debuginfo::ProcessPattern one = *process;
+      one.process = program;
+      for (std::string& p : debuginfo::list_process_points(one, o.list_with_vars, why))
+        points.push_back(std::move(p));
+    }
     for (const std::string& point : points) out << point << "\n";
     if (!why.empty() && o.verbosity(2) > 1) err << "semantic error: " << why << "\n";
     return points.empty() ? 1 : 0;

@@ -345,13 +345,16 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
         resolve_builtin_point(*copy, arena_, alias_heads_, ctx.quiet, diags_);
     size_t added = 0;
     ResolveRequest request{ctx.quiet, program_.will_run, program_.guru, program_.target_program};
-    for (ast::ProbePoint* p : concrete) {
-      DerivedProbe derived{nullptr, p, find_provider(*p)};
-      if (derived.provider) derived.provider->fill_defaults(*p, request, arena_);
-      if (derived.provider && derived.provider->resolve(*p, request, derived, diags_) == 0)
-        continue;
-      add_probe(std::move(derived), ctx);
-      ++added;
+    for (ast::ProbePoint* point : concrete) {
+      const ProbeProvider* provider = find_provider(*point);
+      std::vector<ast::ProbePoint*> expanded{point};
+      if (provider) expanded = provider->expand_point(*point, request, arena_);
+      for (ast::ProbePoint* p : expanded) {
+        DerivedProbe derived{nullptr, p, provider};
+        if (provider && provider->resolve(*p, request, derived, diags_) == 0) continue;
+        add_probe(std::move(derived), ctx);
+        ++added;
+      }
     }
     return added;
   }

@@ -7,6 +7,7 @@
 // checks the shape and keeps the point for the provider's resolution.
 #include <memory>
 
+#include "ast/clone.h"
 #include "debuginfo/binary_path.h"
 #include "debuginfo/process_points.h"
 #include "elaborate/program.h"
@@ -119,15 +120,30 @@ class ProcessProvider : public ProbeProvider {
   // A bare code point (process.function("F"), process.plt ...) under -c
   // or -x probes the target's program, as in stap: it becomes
   // process("PROGRAM").  Without either it stays bare, and resolution says
-  // that it needs the program.
-  void fill_defaults(ast::ProbePoint& point, const ResolveRequest& request,
-                     ast::Arena& arena) const override {
+  // that it needs the program.  A glob path is a point per file it
+  // names (none: the point as written, which resolution reports).
+  std::vector<ast::ProbePoint*> expand_point(ast::ProbePoint& point, const ResolveRequest& request,
+                                             ast::Arena& arena) const override {
     ast::ProbePointComponent& head = point.components[0];
-    if (head.arg || request.target_program.empty() || !read_code_point(point).is_code) return;
-    auto* path = arena.make<ast::StringLit>();
-    path->value = request.target_program;
-    path->loc = head.loc;
-    head.arg = path;
+    auto path_lit = [&](const std::string& value) {
+      auto* lit = arena.make<ast::StringLit>();
+      lit->value = value;
+      lit->loc = head.arg ? head.arg->loc : head.loc;
+      return lit;
+    };
+    if (!head.arg && !request.target_program.empty() && read_code_point(point).is_code)
+      head.arg = path_lit(request.target_program);
+    auto* path = dynamic_cast<const ast::StringLit*>(head.arg);
+    if (!path || !debuginfo::is_program_glob(path->value)) return {&point};
+    std::vector<std::string> files = debuginfo::glob_programs(path->value);
+    if (files.empty()) return {&point};
+    std::vector<ast::ProbePoint*> out;
+    for (const std::string& file : files) {
+      ast::ProbePoint* copy = ast::clone(&point, arena);
+      copy->components[0].arg = path_lit(file);
+      out.push_back(copy);
+    }
+    return out;
   }
 
   // Uprobes and marks have the code's variables or the marker's

@@ -135,10 +135,13 @@ class ProbeProvider {
   virtual std::optional<bool> check_target_use(const ast::ProbePoint& point,
                                                const ast::TargetSymbol& n, const TargetUse& use,
                                                Diagnostics& diags) const;
-  // Completes a concrete point from the session before it is resolved
-  // (the -c/-x program of a bare process.function); the default leaves it.
-  virtual void fill_defaults(ast::ProbePoint& point, const ResolveRequest& request,
-                             ast::Arena& arena) const;
+  // The points a concrete point stands for before it is resolved: itself
+  // completed from the session (the -c/-x program of a bare
+  // process.function), or one per file a glob names (process("/lib*/
+  // libc.so.*")); new points are made in `arena`.  The default: itself.
+  virtual std::vector<ast::ProbePoint*> expand_point(ast::ProbePoint& point,
+                                                     const ResolveRequest& request,
+                                                     ast::Arena& arena) const;
   // For a family whose target variables are known in pass 2 (procfs's
   // $value, netfilter's six): their names, with '$'.  Pass 2 then answers
   // @defined($name) of a body all of whose probes are such points, as it

@@ -136,7 +136,11 @@ std::optional<bool> ProbeProvider::check_target_use(const ast::ProbePoint&,
   return std::nullopt;
 }
 
-void ProbeProvider::fill_defaults(ast::ProbePoint&, const ResolveRequest&, ast::Arena&) const {}
+std::vector<ast::ProbePoint*> ProbeProvider::expand_point(ast::ProbePoint& point,
+                                                         const ResolveRequest&,
+                                                         ast::Arena&) const {
+  return {&point};
+}
 
 std::optional<std::vector<std::string>> ProbeProvider::known_target_vars(
     const ast::ProbePoint&) const {

@@ -4,6 +4,7 @@
 #include <glob.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -73,6 +74,22 @@ std::string find_executable(const std::string& name, std::string& why, const cha
   }
   why = "cannot find executable '" + name + "' in $PATH";
   return "";
+}
+
+bool is_program_glob(const std::string& path) {
+  return path.find_first_of("*?[") != std::string::npos;
+}
+
+std::vector<std::string> glob_programs(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g{};
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i)
+      if (is_regular(g.gl_pathv[i])) out.push_back(canonical(g.gl_pathv[i]));
+  globfree(&g);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<std::string> library_dirs() {

@@ -16,6 +16,13 @@ namespace stap::debuginfo {
 std::string find_executable(const std::string& name, std::string& why,
                             const char* path_env = nullptr);
 
+// Whether a process("P") path is a glob ('*', '?' or '[').
+bool is_program_glob(const std::string& path);
+// The files a glob path names ("/lib*/libc.so.*"), as stap probes them:
+// each regular file once by its canonical path (the /lib64 and /lib
+// symlinks of one file are one program), sorted.
+std::vector<std::string> glob_programs(const std::string& pattern);
+
 // The directories searched for shared libraries, in order: those of
 // /etc/ld.so.conf(.d) when readable, then the multiarch and plain
 // defaults (/lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib, /usr/lib).
