@@ -110,13 +110,14 @@ std::optional<NetfilterHook> read_point(const ast::ProbePoint& point, bool numbe
     return std::nullopt;
   };
 
-  std::optional<int64_t> pf_number = numbers ? decimal(pf, 0, 255) : std::nullopt;
+  // A family given by number (-1: not one).
+  int64_t pf_number = numbers ? decimal(pf, 0, 255).value_or(-1) : -1;
   const Family* family = nullptr;
   for (const Family& f : families())
     if (pf == f.name || pf_number == f.number) family = &f;
   NetfilterHook out;
   if (family) out.pf = family->number;
-  else if (pf_number) out.pf = *pf_number;
+  else if (pf_number >= 0) out.pf = pf_number;
   else return fail(pf_c, "unsupported netfilter protocol family \"" + pf + "\"");
 
   std::optional<int64_t> prio = decimal(priority, INT_MIN, INT_MAX);
