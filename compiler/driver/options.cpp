@@ -5,7 +5,6 @@
 #include <wordexp.h>
 
 #include <climits>
-
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>

@@ -135,8 +135,8 @@ bool attach_netfilter(bpf_program* prog, const ir::Probe& p, const ir::Netfilter
   }
   hold_link_fd(fd);
   if (report.verbose > 0 && priority != nf.priority)
-    std::fprintf(stderr, "Pass 5: %s runs at priority %d (%lld is another BPF program's)\n",
-                 p.pp.c_str(), priority, static_cast<long long>(nf.priority));
+    std::fprintf(stderr, "Pass 5: %s runs at priority %d (other BPF programs hold %lld to %d)\n",
+                 p.pp.c_str(), priority, static_cast<long long>(nf.priority), priority - 1);
   return true;
 }
 
