@@ -2,28 +2,37 @@
  * test guest (python3 took seconds to start there): sleeps COUNT times
  * for MS milliseconds, each sleep a voluntary switch, then prints
  * "proc N", N being the switches the kernel counted for it in
- * /proc/self/status (voluntary and involuntary, since its fork).
+ * /proc/self/status (voluntary and involuntary) between a read before the
+ * sleeps and one after.  Both reads come after its exec, so every one of
+ * those N switches happened while a per-task event opened before the
+ * exec was counting; what came before (the fork, the wait for stap to be
+ * ready, preemptions on the way) is left out on purpose.
  *   sleep_switches COUNT MS */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-int main(int argc, char** argv) {
-  long count = argc > 1 ? atol(argv[1]) : 100;
-  long ms = argc > 2 ? atol(argv[2]) : 2;
-  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
-  for (long i = 0; i < count; i++) nanosleep(&pause, NULL);
+static long switches_so_far(void) {
   FILE* f = fopen("/proc/self/status", "r");
   if (!f) {
     perror("/proc/self/status");
-    return 1;
+    exit(1);
   }
   char line[256];
   long total = 0;
   while (fgets(line, sizeof line, f))
     if (strstr(line, "ctxt_switches:")) total += atol(strchr(line, ':') + 1);
   fclose(f);
-  printf("proc %ld\n", total);
+  return total;
+}
+
+int main(int argc, char** argv) {
+  long count = argc > 1 ? atol(argv[1]) : 100;
+  long ms = argc > 2 ? atol(argv[2]) : 2;
+  struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+  long before = switches_so_far();
+  for (long i = 0; i < count; i++) nanosleep(&pause, NULL);
+  printf("proc %ld\n", switches_so_far() - before);
   return 0;
 }
