@@ -161,7 +161,8 @@ bool emit_programs(ModuleState& ms, std::string& error) {
         [&](const ir::TracepointSpec& tp) { return emit_tracepoint_program(ms, p, tp, i, error); },
         [&](const ir::SyscallSpec& sc) { return emit_syscall_body(ms, p, sc, i, error); },
         [&](const ir::KfuncSpec& k) { return emit_kfunc_programs(ms, p, k, i, error); },
-        [&](const ir::PerfSpec& perf) { return emit_perf_program(ms, p, perf, i, error); },
+        [&](const ir::PerfSpec&) { return emit_perf_program(ms, p, i, error); },
+        [&](const ir::WatchpointSpec&) { return emit_perf_program(ms, p, i, error); },
         [&](const ir::UprobeSpec& u) { return emit_uprobe_program(ms, p, u, i, error); },
         [&](const ir::BtfTracepointSpec& tp) {
           return emit_btf_tracepoint_program(ms, p, tp, i, error);

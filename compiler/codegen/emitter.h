@@ -121,8 +121,8 @@ bool emit_kfunc_programs(ModuleState& ms, ir::Probe& p, const ir::KfuncSpec& kfu
                          std::string& error);
 bool emit_uprobe_program(ModuleState& ms, ir::Probe& p, const ir::UprobeSpec& uprobe,
                          size_t index, std::string& error);
-bool emit_perf_program(ModuleState& ms, ir::Probe& p, const ir::PerfSpec& perf, size_t index,
-                       std::string& error);
+// Perf events and hardware watchpoints (a breakpoint is a perf event).
+bool emit_perf_program(ModuleState& ms, ir::Probe& p, size_t index, std::string& error);
 
 // An earlier kernel probe whose program `p` can share (same body, same
 // locals, same kind and direction, and no pp() telling them apart), or

@@ -20,6 +20,7 @@ family_of() {
     begin* | end* | error* | never) echo "session" ;;
     timer.*) echo "timer" ;;
     kernel.trace*) echo "trace" ;;
+    kernel.data* | process.data*) echo "watch" ;;
     kernel.* | module* | kprobe.*) echo "kfunc" ;;
     process*) echo "process" ;;
     perf.*) echo "perf" ;;
@@ -135,6 +136,7 @@ EOF
   section process "User space" "Processes, their functions, statements, PLT entries and USDT marks (uprobes), and process events."
   section perf "Perf events" "A perf event of any type and config, sampled by count or frequency."
   section procfs "Files" "Files the script serves, as FIFOs under \\fB/var/tmp/systemtap\\-\$USER/\\fIMODULE\\fR (\\fIPATH\\fR \\fBcommand\\fR when left out): a reader gets what the read probe assigns to \\fB\$value\\fR; a write probe gets each piece written as \\fB\$value\\fR.  \\fBprocfs(\"__stdin\")\\fR is the script's standard input (\\fBinput.char\\fR, \\fBinput.line\\fR)."
+  section watch "Hardware watchpoints" "A perf breakpoint event on 1, 2, 4 or 8 aligned bytes (\\fB.length(\\fIN\\fB)\\fR, 1 by default), firing on stores (\\fB.write\\fR) or on loads and stores (\\fB.rw\\fR): \\fBkernel.data\\fR on every CPU, an address or a kallsyms symbol; \\fBprocess.data\\fR in the \\fB\\-c\\fR/\\fB\\-x\\fR target.  The debug registers (4 on x86) are the limit."
   section netfilter "Netfilter hooks" "A BPF netfilter program for every packet of a protocol family at a hook (Linux 6.4+; IPv4 and IPv6): \\fB\$skb\\fR, \\fB\$in\\fR, \\fB\$out\\fR, \\fB\$hooknum\\fR, \\fB\$okfn\\fR, and \\fB\$verdict\\fR, written under \\fB\\-g\\fR."
   cat <<'EOF'
 .SS Refused

@@ -46,7 +46,8 @@ bool prepare_probe(bpf_object* obj, const ir::Probe& p, std::string& error) {
       },
       [](const ir::BtfTracepointSpec&) { return true; },
       [&](const ir::LsmSpec& lsm) { return prepare_lsm(p, lsm, error); },
-      [&](const ir::NetfilterSpec& nf) { return prepare_netfilter(obj, p, nf, error); });
+      [&](const ir::NetfilterSpec& nf) { return prepare_netfilter(obj, p, nf, error); },
+      [](const ir::WatchpointSpec&) { return true; });
 }
 
 bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& links,
@@ -86,6 +87,10 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
       [&](const ir::NetfilterSpec& nf) {
         bpf_program* prog = program_of(obj, p, error);
         return prog && attach_netfilter(prog, p, nf, report, error);
+      },
+      [&](const ir::WatchpointSpec& w) {
+        bpf_program* prog = program_of(obj, p, error);
+        return prog && attach_watchpoint(prog, p, w, links, report, error);
       });
 }
 

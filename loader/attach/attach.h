@@ -75,6 +75,11 @@ bool prepare_netfilter(bpf_object* obj, const ir::Probe& p, const ir::NetfilterS
                        std::string& error);
 bool attach_netfilter(bpf_program* prog, const ir::Probe& p, const ir::NetfilterSpec& nf,
                       const AttachReport& report, std::string& error);
+// Hardware watchpoints, kernel.data on every online CPU, process.data on
+// the -c/-x target's tasks (attach_watchpoint.cpp).
+bool attach_watchpoint(bpf_program* prog, const ir::Probe& p, const ir::WatchpointSpec& spec,
+                       std::vector<bpf_link*>& links, const AttachReport& report,
+                       std::string& error);
 // Perf events on every online CPU, or on the tasks of the processes a
 // .process probe counts in (attach_perf.cpp, attach_perf_task.cpp).
 bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& perf,

@@ -23,6 +23,20 @@ namespace stap {
 
 namespace {
 
+std::string open_error(const ir::Probe& p, int err) {
+  const ir::PerfSpec& spec = std::get<ir::PerfSpec>(p.spec);
+  std::string what = "cannot open the perf event of probe " + p.pp + " (type " +
+                     std::to_string(spec.type) + ", config " + std::to_string(spec.config) +
+                     "): " + std::strerror(err);
+  if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
+    what += "; this machine does not have that event (hardware counters are often missing in "
+            "a virtual machine): use a software event such as perf.sw.cpu_clock or "
+            "timer.profile, or let the point fall back (perf.hw.cpu_cycles!, timer.profile)";
+  return what;
+}
+
+}  // namespace
+
 // "0-3,5,7-8" (/sys/devices/system/cpu/online) as CPU numbers.
 std::vector<int> online_cpus() {
   std::ifstream in("/sys/devices/system/cpu/online");
@@ -46,40 +60,6 @@ std::vector<int> online_cpus() {
   return cpus;
 }
 
-std::string open_error(const ir::Probe& p, int err) {
-  const ir::PerfSpec& spec = std::get<ir::PerfSpec>(p.spec);
-  std::string what = "cannot open the perf event of probe " + p.pp + " (type " +
-                     std::to_string(spec.type) + ", config " + std::to_string(spec.config) +
-                     "): " + std::strerror(err);
-  if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
-    what += "; this machine does not have that event (hardware counters are often missing in "
-            "a virtual machine): use a software event such as perf.sw.cpu_clock or "
-            "timer.profile, or let the point fall back (perf.hw.cpu_cycles!, timer.profile)";
-  return what;
-}
-
-// .process: every thread of the -c/-x target (the -c child, held before
-// its exec, has one), inherited by its whole tree.
-bool attach_target(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
-                   int target, std::vector<bpf_link*>& links, std::string& error) {
-  if (target <= 0) {
-    error = "probe " + p.pp + ": .process without a name counts in the -c COMMAND or -x PID "
-            "target, and there is none";
-    return false;
-  }
-  std::set<int> opened;
-  std::vector<TaskLink> opened_links;
-  int err = 0;
-  bool ok = open_process_events(prog, attr, target, opened, opened_links, err);
-  for (const TaskLink& t : opened_links) links.push_back(t.link);
-  if (!ok) error = open_error(p, err);
-  else if (opened_links.empty()) error = "probe " + p.pp + ": the target process " +
-                                         std::to_string(target) + " is gone";
-  return error.empty();
-}
-
-}  // namespace
-
 bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& spec,
                  std::vector<bpf_link*>& links, const AttachReport& report, std::string& error) {
   perf_event_attr attr{};
@@ -92,28 +72,66 @@ bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& spec
   } else {
     attr.sample_period = uint64_t(spec.period);
   }
-  if (spec.target_only) return attach_target(prog, attr, p, report.target_pid, links, error);
+  if (spec.target_only) {
+    int err = 0;
+    switch (open_target_events(prog, attr, report.target_pid, links, err)) {
+      case TargetEvents::opened: return true;
+      case TargetEvents::no_target:
+        error = "probe " + p.pp + ": .process without a name counts in the -c COMMAND or -x PID "
+                "target, and there is none";
+        return false;
+      case TargetEvents::gone:
+        error = "probe " + p.pp + ": the target process " + std::to_string(report.target_pid) +
+                " is gone";
+        return false;
+      case TargetEvents::failed: error = open_error(p, err); return false;
+    }
+    return false;
+  }
   if (!spec.process.empty()) return watch_process_events(prog, attr, p, report, error);
+  CpuEventFailure failure;
+  if (open_cpu_events(prog, attr, links, failure)) return true;
+  if (!failure.opened) error = open_error(p, failure.err);
+  else error = "cannot attach probe " + p.pp + " to its perf event on CPU " +
+               std::to_string(failure.cpu) + ": " + std::strerror(failure.err);
+  return false;
+}
+
+bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr,
+                     std::vector<bpf_link*>& links, CpuEventFailure& failure) {
   std::vector<int> cpus = online_cpus();
   if (cpus.empty()) cpus.push_back(0);
   for (int cpu : cpus) {
+    failure.cpu = cpu;
     long fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
-      error = open_error(p, errno);
+      failure.err = errno;
       return false;
     }
     // The link owns the event's fd from here (closed when it is destroyed).
     bpf_link* link = bpf_program__attach_perf_event(prog, int(fd));
     if (!link) {
-      int err = errno;
+      failure.err = errno;
+      failure.opened = true;
       close(int(fd));
-      error = "cannot attach probe " + p.pp + " to its perf event on CPU " + std::to_string(cpu) +
-              ": " + std::strerror(err);
       return false;
     }
     links.push_back(link);
   }
   return true;
+}
+
+// .process and process.data: every thread of the -c/-x target (the -c
+// child, held before its exec, has one), inherited by its whole tree.
+TargetEvents open_target_events(bpf_program* prog, const perf_event_attr& attr, int target,
+                                std::vector<bpf_link*>& links, int& err) {
+  if (target <= 0) return TargetEvents::no_target;
+  std::set<int> opened;
+  std::vector<TaskLink> opened_links;
+  bool ok = open_process_events(prog, attr, target, opened, opened_links, err);
+  for (const TaskLink& t : opened_links) links.push_back(t.link);
+  if (!ok) return TargetEvents::failed;
+  return opened_links.empty() ? TargetEvents::gone : TargetEvents::opened;
 }
 
 }  // namespace stap

@@ -1,5 +1,6 @@
 // Perf events opened per task, for perf probes counting in chosen
-// processes only (attach_perf_task.cpp).
+// processes only (attach_perf_task.cpp), and the CPUs the per-CPU ones
+// are opened on (attach_perf.cpp).
 #pragma once
 
 #include <linux/perf_event.h>
@@ -11,6 +12,25 @@
 #include "loader/attach/attach.h"
 
 namespace stap {
+
+// The online CPUs (/sys/devices/system/cpu/online), in order.
+std::vector<int> online_cpus();
+
+// The event on every online CPU (pid -1), `prog` attached to each, the
+// links appended to `links`.  False with the errno in `err`, the CPU in
+// `cpu`, and `opened` when the event opened but the attach failed.
+struct CpuEventFailure {
+  int err = 0, cpu = 0;
+  bool opened = false;
+};
+bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr,
+                     std::vector<bpf_link*>& links, CpuEventFailure& failure);
+
+// The event on every thread of the -c/-x target `target` (0: none),
+// inherited by what they create; the links appended to `links`.
+enum class TargetEvents : uint8_t { opened, no_target, gone, failed };
+TargetEvents open_target_events(bpf_program* prog, const perf_event_attr& attr, int target,
+                                std::vector<bpf_link*>& links, int& err);
 
 struct TaskLink {
   int tid;

@@ -82,6 +82,9 @@ skip_reason() {
       else
         [ "$need" = no-netfilter ] || echo "the kernel has no BPF netfilter programs (Linux 6.4+)"
       fi;;
+    kallsyms-data)  # kernel.data("SYMBOL"): variables in kallsyms (CONFIG_KALLSYMS_ALL)
+      grep -qw pid_max /proc/kallsyms ||
+        echo "/proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL is off)";;
     *) echo "unknown need '$need'";;
   esac
 }

@@ -193,6 +193,10 @@ const ProbeProvider& perf_provider();
 const ProbeProvider& btf_tracepoint_provider();
 const ProbeProvider& procfs_provider();
 const ProbeProvider& netfilter_provider();
+const ProbeProvider& watchpoint_provider();
+// The bytes a watchpoint of .length(N) watches, as stap rounds N to what
+// x86's debug registers watch: 1, 2, 4 or 8 (watchpoint.cpp).
+uint64_t watched_length(int64_t length);
 
 // What a netfilter.hook("H").pf("P")[.priority("N")] point names, as the
 // kernel numbers it (netfilter.cpp): the protocol family (NFPROTO_*), the

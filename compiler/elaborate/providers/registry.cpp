@@ -23,6 +23,7 @@ const std::vector<const ProbeProvider*>& all_providers() {
       &tracepoint_provider(),
       &btf_tracepoint_provider(),
       &lsm_provider(),
+      &watchpoint_provider(),
       &kernel_function_provider(),
       &process_provider(),
       &perf_provider(),

@@ -40,6 +40,7 @@ const Row kRows[] = {
     {btf_tracepoint_provider, any, make_btf_tracepoint_lowering},
     {lsm_provider, any, make_lsm_lowering},
     {netfilter_provider, any, make_netfilter_lowering},
+    {watchpoint_provider, any, make_watchpoint_lowering},
     {kernel_function_provider, any, make_kfunc_lowering},
     {process_provider, code_sites, make_uprobe_lowering},
     {process_provider, any, make_process_lowering},

@@ -51,6 +51,7 @@ std::unique_ptr<KindLowering> make_tracepoint_lowering(Lowerer& l);   // tracepo
 std::unique_ptr<KindLowering> make_btf_tracepoint_lowering(Lowerer& l);  // btf_tracepoint.cpp
 std::unique_ptr<KindLowering> make_lsm_lowering(Lowerer& l);            // lsm.cpp
 std::unique_ptr<KindLowering> make_netfilter_lowering(Lowerer& l);      // netfilter.cpp
+std::unique_ptr<KindLowering> make_watchpoint_lowering(Lowerer& l);     // watchpoint.cpp
 std::unique_ptr<KindLowering> make_kfunc_lowering(Lowerer& l);        // kfunc*.cpp
 std::unique_ptr<KindLowering> make_uprobe_lowering(Lowerer& l);       // uprobe*.cpp
 std::unique_ptr<KindLowering> make_process_lowering(Lowerer& l);      // process.cpp

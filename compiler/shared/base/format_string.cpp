@@ -1,6 +1,7 @@
 #include "base/format_string.h"
 
 #include <climits>
+#include <cstdio>
 
 namespace stap {
 
@@ -107,6 +108,12 @@ bool parse_printf_format(std::string_view f, std::vector<PrintfPiece>& pieces,
   }
   flush();
   return true;
+}
+
+std::string hex_text(uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
+  return buf;
 }
 
 }  // namespace stap

@@ -19,6 +19,7 @@
 // run them.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,5 +48,8 @@ struct PrintfPiece {
 // `error` to stap's wording and returns false.
 bool parse_printf_format(std::string_view format, std::vector<PrintfPiece>& pieces,
                          std::string& error);
+
+// "0x1f": an address as stap writes one in a probe point and in messages.
+std::string hex_text(uint64_t value);
 
 }  // namespace stap

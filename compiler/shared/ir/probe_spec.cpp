@@ -66,6 +66,12 @@ void NetfilterSpec::print(std::ostream& o) const {
   o << " pf=" << pf << " hook=" << hook << " priority=" << priority;
 }
 
+void WatchpointSpec::print(std::ostream& o) const {
+  o << (user ? " process" : " kernel") << (rw ? " rw" : " write") << " length=" << length;
+  if (symbol.empty()) o << " address=0x" << std::hex << uint64_t(address) << std::dec;
+  else o << " symbol=" << symbol;
+}
+
 void LsmSpec::print(std::ostream& o) const {
   o << " hook=" << hook << " args=" << args;
   if (verdict) o << " verdict";

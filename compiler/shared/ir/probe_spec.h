@@ -244,9 +244,34 @@ struct NetfilterSpec {
   void print(std::ostream& o) const;
 };
 
+// A hardware watchpoint (kernel.data, process.data): a perf breakpoint
+// event on `length` bytes (1, 2, 4 or 8) at `address`, or at the kernel
+// symbol `symbol` (looked up in kallsyms when it attaches), firing on
+// stores, or on loads and stores when `rw`.  kernel.data on every CPU,
+// process.data (user) in the -c/-x target's tasks; the body runs in the
+// context of the access, as a perf sample's (struct bpf_perf_event_data).
+struct WatchpointSpec {
+  int64_t address = 0;  // the address's bits
+  std::string symbol;
+  int64_t length = 1;
+  bool rw = false;
+  bool user = false;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.address);
+    f(s.symbol);
+    f(s.length);
+    f(s.rw);
+    f(s.user);
+  }
+  const char* kind_name() const { return "watchpoint"; }
+  void print(std::ostream& o) const;
+};
+
 using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
                                PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec, ProcfsSpec,
-                               NetfilterSpec>;
+                               NetfilterSpec, WatchpointSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);

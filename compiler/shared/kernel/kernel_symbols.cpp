@@ -165,6 +165,16 @@ std::optional<Symbol> KernelSymbols::function(const std::string& name,
   return std::nullopt;
 }
 
+std::optional<Symbol> KernelSymbols::symbol(const std::string& name) const {
+  index_names();
+  auto first = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                                [this](size_t i, const std::string& n) {
+                                  return by_address_[i].name < n;
+                                });
+  if (first == by_name_.end() || by_address_[*first].name != name) return std::nullopt;
+  return by_address_[*first];
+}
+
 std::optional<Symbol> KernelSymbols::lookup(uint64_t address, uint64_t* offset) const {
   auto it = std::upper_bound(by_address_.begin(), by_address_.end(), address,
                              [](uint64_t a, const Symbol& s) { return a < s.address; });

@@ -32,6 +32,8 @@ class KernelSymbols {
 
   // A text symbol by exact name (in `module` when not empty).
   std::optional<Symbol> function(const std::string& name, const std::string& module = "") const;
+  // A symbol of any type (a variable too) by exact name, vmlinux's first.
+  std::optional<Symbol> symbol(const std::string& name) const;
   // The symbol containing `address`, with its offset in `offset`.
   std::optional<Symbol> lookup(uint64_t address, uint64_t* offset = nullptr) const;
   // Text symbols of `module` ("" or "kernel": vmlinux; "*": any) matching a
