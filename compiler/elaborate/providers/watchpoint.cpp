@@ -31,6 +31,8 @@ class WatchpointProvider : public ProbeProvider {
                        "process.data(number).length(number).rw", "process.data(string).write",
                        "process.data(string).rw", "process.data(string).length(number).write",
                        "process.data(string).length(number).rw"},
+                      // Later: a symbol's address is the kernel's at attach,
+                      // and -l lists the point through list_points().
                       /*resolved_later=*/true) {}
 
   bool matches(const ast::ProbePoint& point) const override {
