@@ -158,6 +158,7 @@ bool emit_programs(ModuleState& ms, std::string& error) {
         p.spec, [&](const ir::SessionSpec& s) { return user_context(s); },
         [&](const ir::TimerSpec& s) { return user_context(s); },
         [&](const ir::ProcfsSpec& s) { return user_context(s); },
+        [&](const ir::RunningTasksSpec& s) { return user_context(s); },
         [&](const ir::TracepointSpec& tp) { return emit_tracepoint_program(ms, p, tp, i, error); },
         [&](const ir::SyscallSpec& sc) { return emit_syscall_body(ms, p, sc, i, error); },
         [&](const ir::KfuncSpec& k) { return emit_kfunc_programs(ms, p, k, i, error); },

@@ -55,7 +55,21 @@ uint32_t Lowerer::location(SourceLoc loc, const std::string& token) {
 uint32_t Lowerer::location(const ast::Expr& e) { return location(e.loc, describe_expr(e)); }
 
 void Lowerer::error(SourceLoc loc, std::string message, std::string token) {
+  if (trial_) {
+    if (trial_error_.empty()) trial_error_ = message + (loc.line ? " at " + where(loc) : "");
+    return;
+  }
   diags_.semantic_error(loc, std::move(message), std::move(token));
+}
+
+void Lowerer::begin_trial() {
+  trial_ = true;
+  trial_error_.clear();
+}
+
+std::string Lowerer::end_trial() {
+  trial_ = false;
+  return std::move(trial_error_);
 }
 
 int Lowerer::global_index(const ast::VarDecl* d) const {

@@ -96,6 +96,11 @@ class Lowerer {
   uint32_t location(SourceLoc loc, const std::string& token);
   std::string where(SourceLoc loc) const { return format_loc(sources_, loc); }
   void error(SourceLoc loc, std::string message, std::string token = {});
+  // A trial lowering (a probe that is dropped when it cannot be lowered):
+  // from begin_trial() on, errors are kept, not reported; end_trial()
+  // returns the first, "" when there was none.
+  void begin_trial();
+  std::string end_trial();
   int global_index(const ast::VarDecl* d) const;
   int slot(const ast::VarDecl* d);
   int add_temp(ir::Type t);
@@ -209,6 +214,8 @@ class Lowerer {
   std::unordered_map<const ast::FunctionDecl*, FunctionFacts> facts_;
   BodyState* body_ = nullptr;
   const ir::Probe* current_probe_ = nullptr;  // whose body lower_body is lowering
+  bool trial_ = false;
+  std::string trial_error_;  // the trial's first error, with its place
   std::unique_ptr<TraceEvents> trace_events_;
   bool btf_asked_ = false;  // LowerOptions::btf, asked once
   kernel::KernelBtf* btf_ = nullptr;

@@ -31,12 +31,14 @@ bpf_program* program_of(bpf_object* obj, const ir::Probe& p, std::string& error)
 }  // namespace
 
 // The table: one case per kind.  User-context kinds (begin, end, error,
-// never, timers, procfs files) run in the session's event loop, not here.
+// never, timers, procfs files, processes running at the start) run in the
+// session, not here.
 bool prepare_probe(bpf_object* obj, const ir::Probe& p, std::string& error) {
   if (p.context != ir::Context::kernel) return true;
   return ir::visit_spec(
       p.spec, [](const ir::SessionSpec&) { return true; },
       [](const ir::TimerSpec&) { return true; }, [](const ir::ProcfsSpec&) { return true; },
+      [](const ir::RunningTasksSpec&) { return true; },
       [](const ir::TracepointSpec&) { return true; },
       [](const ir::SyscallSpec&) { return true; }, [](const ir::PerfSpec&) { return true; },
       [&](const ir::KfuncSpec& k) { return prepare_kfunc(obj, p, k, error); },
@@ -61,6 +63,7 @@ bool attach_probe(bpf_object* obj, const ir::Probe& p, std::vector<bpf_link*>& l
       p.spec, [&](const ir::SessionSpec& s) { return user_context(s); },
       [&](const ir::TimerSpec& s) { return user_context(s); },
       [&](const ir::ProcfsSpec& s) { return user_context(s); },
+      [&](const ir::RunningTasksSpec& s) { return user_context(s); },
       [&](const ir::TracepointSpec& tp) {
         bpf_program* prog = program_of(obj, p, error);
         return prog && attach_tracepoint(prog, p, tp, links, error);

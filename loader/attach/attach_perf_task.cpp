@@ -30,6 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -46,8 +47,6 @@
 
 namespace stap {
 
-namespace {
-
 std::vector<int> numbered_entries(const std::string& dir) {
   std::vector<int> out;
   DIR* d = opendir(dir.c_str());
@@ -58,8 +57,11 @@ std::vector<int> numbered_entries(const std::string& dir) {
     if (end != e->d_name && *end == 0 && n > 0) out.push_back(int(n));
   }
   closedir(d);
+  std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
 
 // Whether process `pid` runs the file with this device and inode.
 bool runs_file(int pid, dev_t dev, ino_t ino) {

@@ -13,6 +13,10 @@
 
 namespace stap {
 
+// The numbered entries of a /proc directory (pids in /proc, tids in
+// /proc/PID/task), in order.
+std::vector<int> numbered_entries(const std::string& dir);
+
 // The online CPUs (/sys/devices/system/cpu/online), in order.
 std::vector<int> online_cpus();
 

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <unordered_map>
 
 #include <zlib.h>
@@ -90,19 +91,64 @@ Value b_assert(Impl& in, Args& a, const Node& n) {
 
 // ---------------------------------------------------------------- context
 
-Value b_pid(Impl&, Args&, const Node&) { return num(getpid()); }
-Value b_tid(Impl&, Args&, const Node&) { return num(static_cast<int64_t>(syscall(SYS_gettid))); }
-Value b_ppid(Impl&, Args&, const Node&) { return num(getppid()); }
-Value b_uid(Impl&, Args&, const Node&) { return num(getuid()); }
-Value b_euid(Impl&, Args&, const Node&) { return num(geteuid()); }
-Value b_gid(Impl&, Args&, const Node&) { return num(getgid()); }
-Value b_egid(Impl&, Args&, const Node&) { return num(getegid()); }
-Value b_sid(Impl&, Args&, const Node&) { return num(getsid(0)); }
-Value b_pgrp(Impl&, Args&, const Node&) { return num(getpgrp()); }
-Value b_cpu(Impl&, Args&, const Node&) { return num(sched_getcpu()); }
-Value b_execname(Impl&, Args&, const Node&) { return str(read_line("/proc/self/comm")); }
-Value b_pexecname(Impl&, Args&, const Node&) {
-  return str(read_line("/proc/" + std::to_string(getppid()) + "/comm"));
+// The runtime's own process, or the task a running-tasks probe runs for
+// (Impl::subject: process.begin of a process already running), read from
+// /proc/TID: 0 or "" once it is gone.
+// A "Name:\tvalue..." line of /proc/TID/status: its `index`th number.
+int64_t status_field(int tid, const char* name, int index = 0) {
+  std::ifstream f("/proc/" + std::to_string(tid) + "/status");
+  std::string line, prefix = std::string(name) + ":";
+  while (std::getline(f, line)) {
+    if (!line.starts_with(prefix)) continue;
+    std::istringstream values(line.substr(prefix.size()));
+    int64_t v = 0;
+    for (int i = 0; i <= index && values >> v; ++i) {
+    }
+    return v;
+  }
+  return 0;
+}
+// Field `n` (1-based, as proc(5) numbers them) of /proc/TID/stat, after
+// the command name, which may hold spaces and parentheses.
+int64_t stat_field(int tid, int n) {
+  std::string line = read_line("/proc/" + std::to_string(tid) + "/stat");
+  size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 1));
+  std::string word;
+  for (int i = 3; i <= n && rest >> word; ++i)
+    if (i == n) return std::strtoll(word.c_str(), nullptr, 10);
+  return 0;
+}
+int64_t subject_or(Impl& in, const char* status_name, int index, int64_t self) {
+  return in.subject ? status_field(in.subject, status_name, index) : self;
+}
+
+Value b_stp_pid(Impl&, Args&, const Node&) { return num(getpid()); }
+Value b_pid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Tgid", 0, getpid())); }
+Value b_tid(Impl& in, Args&, const Node&) {
+  return num(in.subject ? in.subject : static_cast<int64_t>(syscall(SYS_gettid)));
+}
+Value b_ppid(Impl& in, Args&, const Node&) { return num(subject_or(in, "PPid", 0, getppid())); }
+Value b_uid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Uid", 0, getuid())); }
+Value b_euid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Uid", 1, geteuid())); }
+Value b_gid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Gid", 0, getgid())); }
+Value b_egid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Gid", 1, getegid())); }
+Value b_sid(Impl& in, Args&, const Node&) {
+  return num(in.subject ? stat_field(in.subject, 6) : getsid(0));
+}
+Value b_pgrp(Impl& in, Args&, const Node&) {
+  return num(in.subject ? stat_field(in.subject, 5) : getpgrp());
+}
+Value b_cpu(Impl& in, Args&, const Node&) {
+  return num(in.subject ? stat_field(in.subject, 39) : sched_getcpu());
+}
+Value b_execname(Impl& in, Args&, const Node&) {
+  return str(read_line(in.subject ? "/proc/" + std::to_string(in.subject) + "/comm"
+                                  : std::string("/proc/self/comm")));
+}
+Value b_pexecname(Impl& in, Args& a, const Node& n) {
+  return str(read_line("/proc/" + std::to_string(b_ppid(in, a, n).num) + "/comm"));
 }
 Value b_target(Impl& in, Args&, const Node&) { return num(in.host.target_pid); }
 Value b_pp(Impl& in, Args&, const Node&) { return str(in.probe ? in.probe->pp : ""); }
@@ -403,7 +449,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"egid", {b_egid, 0, 0}}, {"sid", {b_sid, 0, 0}}, {"pgrp", {b_pgrp, 0, 0}},
       {"cpu", {b_cpu, 0, 0}}, {"execname", {b_execname, 0, 0}},
       {"pexecname", {b_pexecname, 0, 0}}, {"target", {b_target, 0, 0}},
-      {"stp_pid", {b_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pp, 0, 0}},
+      {"stp_pid", {b_stp_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pp, 0, 0}},
       {"ppfunc", {b_ppfunc, 0, 0}},
       {"gettimeofday_s", {b_time_s, 0, 0}}, {"gettimeofday_ms", {b_time_ms, 0, 0}},
       {"gettimeofday_us", {b_time_us, 0, 0}}, {"gettimeofday_ns", {b_time_ns, 0, 0}},

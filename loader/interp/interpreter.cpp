@@ -61,13 +61,16 @@ Interpreter::Interpreter(const ir::Module& module, GlobalStore& store, Interpret
 
 Interpreter::~Interpreter() = default;
 
-ProbeOutcome Interpreter::run_probe(size_t index) { return impl_->run(index); }
+ProbeOutcome Interpreter::run_probe(size_t index, int subject) {
+  return impl_->run(index, subject);
+}
 
 std::string& Interpreter::procfs_text() { return impl_->procfs_text; }
 
-ProbeOutcome Interpreter::Impl::run(size_t index) {
+ProbeOutcome Interpreter::Impl::run(size_t index, int task) {
   ProbeOutcome outcome;
   const ir::Probe& p = m.probes.at(index);
+  subject = task;
   interp::Frame f;
   for (Type t : p.slots) f.slots.push_back(zero_of(t));
   probe = &p;

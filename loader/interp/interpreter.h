@@ -37,8 +37,10 @@ struct ProbeOutcome {
 class Interpreter {
  public:
   Interpreter(const ir::Module& module, GlobalStore& store, InterpreterHost host);
-  // Runs probe `index` of the module (a user-context probe).
-  ProbeOutcome run_probe(size_t index);
+  // Runs probe `index` of the module (a user-context probe); with
+  // `subject`, its context functions answer for that thread (a
+  // running-tasks probe: process.begin of a process already running).
+  ProbeOutcome run_probe(size_t index, int subject = 0);
   // A procfs probe's $value: set before a write probe runs (the text
   // written), read after a read probe ran (the text to serve).
   std::string& procfs_text();

@@ -72,7 +72,7 @@ namespace stap {
 struct Interpreter::Impl {
   Impl(const ir::Module& module, GlobalStore& store, InterpreterHost& host);
 
-  ProbeOutcome run(size_t probe);
+  ProbeOutcome run(size_t probe, int subject);
 
   // ---- interpreter.cpp
   interp::Flow exec(const ir::Node& n);
@@ -123,6 +123,9 @@ struct Interpreter::Impl {
   int64_t actions = 0;
   int depth = 0;
   uint32_t last_loc = 0;  // the statement running, for errors raised without a location
+  // The task the context functions (pid(), execname() ...) answer for: 0
+  // for the runtime itself, else the thread a running-tasks probe runs for.
+  int subject = 0;
 
   // Builtin state that outlives one call, as stap keeps it in its context.
   std::string tokenize_rest;

@@ -31,6 +31,7 @@
 #include "loader/session/session_load.h"
 #include "loader/symbols/stack_glue.h"
 #include "loader/symbols/stack_symbols.h"
+#include "loader/session/running_tasks.h"
 #include "loader/session/target_command.h"
 
 namespace stap {
@@ -66,7 +67,8 @@ class Session {
   bool start_events();
   bool add_fd(int fd, uint64_t tag);
   void run_probes(ir::SessionSpec::Event event);
-  void run_user_probe(size_t index);
+  void run_user_probe(size_t index, int subject = 0);
+  void run_for_running_tasks();
   bool attach_all();
   bool start_timers();
   bool start_procfs();
@@ -147,6 +149,7 @@ int Session::run(std::string_view object) {
       return 1;
     }
     __atomic_store_n(&store_->header().state, STAP_STATE_RUNNING, __ATOMIC_SEQ_CST);
+    run_for_running_tasks();
   }
   // The command's own output must come after everything begin printed.
   // It starts even when begin already ended the session, as stap starts it
@@ -282,8 +285,27 @@ void Session::run_probes(ir::SessionSpec::Event event) {
   }
 }
 
-void Session::run_user_probe(size_t index) {
-  ProbeOutcome outcome = interpreter_->run_probe(index);
+// process.begin / .thread.begin for the tasks already running (their
+// user-context twins, ir::RunningTasksSpec), once the probes are attached
+// so that a task started meanwhile is the kernel probes' (running_tasks.h).
+void Session::run_for_running_tasks() {
+  RunningTasksScope scope;
+  scope.target = int(store_->header().target_pid);
+  scope.command = !options_.command.empty();
+  scope.self = int(getpid());
+  scope.attached_ticks = boot_ticks_now();
+  for (size_t i = 0; i < module_.probes.size(); ++i) {
+    const auto* spec = module_.probes[i].as<ir::RunningTasksSpec>();
+    if (!spec) continue;
+    for (int tid : running_tasks(*spec, scope)) {
+      if (stop_ != Stop::none) return;
+      run_user_probe(i, tid);
+    }
+  }
+}
+
+void Session::run_user_probe(size_t index, int subject) {
+  ProbeOutcome outcome = interpreter_->run_probe(index, subject);
   if (!outcome.error) return;
   ++user_errors_;
   report_error(outcome.message);

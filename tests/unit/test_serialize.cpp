@@ -85,7 +85,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR05");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR06");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -134,7 +134,8 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
                                   LsmSpec{"file_open", 1, true},
                                   ProcfsSpec{"a/b", true, 64, 022},
                                   NetfilterSpec{10, 4, -2147483647},
-                                  WatchpointSpec{int64_t(0xffffffff82001000), "", 8, true, true}};
+                                  WatchpointSpec{int64_t(0xffffffff82001000), "", 8, true, true},
+                                  RunningTasksSpec{true, 0, "/usr/bin/sleep"}};
   REQUIRE(specs.size() == std::variant_size_v<ProbeSpec>);
   for (const ProbeSpec& spec : specs) {
     Probe p{.pp = kind_name(spec), .context = Context::kernel, .spec = spec};
@@ -157,9 +158,12 @@ TEST_CASE("every kind's spec survives the round trip", "[serialize]") {
   CHECK(std::get<LsmSpec>(back.probes[8].spec).verdict);
   CHECK(std::get<NetfilterSpec>(back.probes[10].spec).priority == -2147483647);
   CHECK(uint64_t(std::get<WatchpointSpec>(back.probes[11].spec).address) == 0xffffffff82001000);
+  CHECK(std::get<RunningTasksSpec>(back.probes[12].spec).path == "/usr/bin/sleep");
   CHECK(print_module(back) == print_module(m));
   CHECK(print_module(m).find("probe 6 uprobe kernel uprobe return binary=/bin/true pid=42 "
                              "sites=main@0x10,f@0x20/sem=0x30") != std::string::npos);
+  CHECK(print_module(m).find("running_tasks kernel running_tasks threads path=/usr/bin/sleep") !=
+        std::string::npos);
   CHECK(print_module(m).find("watchpoint process rw length=8 address=0xffffffff82001000") !=
         std::string::npos);
   CHECK(print_module(m).find("netfilter pf=10 hook=4 priority=-2147483647") != std::string::npos);
@@ -229,7 +233,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR05";
+    std::string bytes = "STAPIR06";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
     bytes += "\xff\xff\xff\xff\x0f";  // globals: 2^32 - 1

@@ -31,11 +31,16 @@
 //                    process tree: a hidden map of the tree's pids, which a
 //                    tracker on sched:sched_process_fork fills (and clears
 //                    for a reused pid outside the tree); else every process.
-// Not as stap: stap also runs .begin once for each process already running
-// when the script starts (in that process's context); here a process that
-// neither forks nor execs after the start gets no .begin, and a process
-// that predates the script and is probed by path gets its .end only where
-// the kernel keeps the mm until sched_process_exit (6.18, not 6.1).  stap's
+// Processes already running: stap runs .begin (and .thread.begin) once for
+// each, in its context.  Here the same body is also lowered in user
+// context (ir::RunningTasksSpec), which the runtime runs once per such
+// task after attaching, its context functions answering for the task
+// (loader/session/running_tasks.cpp); a body that needs a kernel probe
+// (task_current(), @cast, cmdline_str() ...) runs for new tasks only,
+// with a warning.
+// Not as stap: a process that predates the script and is probed by path
+// gets its .end only where the kernel keeps the mm until
+// sched_process_exit (6.18, not 6.1).  stap's
 // task finder also reports an .end for the old image at exec; here exec
 // gives the new image's .begin only.
 #include <sys/stat.h>
@@ -406,6 +411,12 @@ class ProcessEventBody : public BodyContext {
     ProcessIr pl(l_, loc_, &maps_);
     ir::Node* scope = pl.scope(pp_, probe.slots);
     ir::Node* test = pl.event_test(pp_.event, at_exec_, probe.slots);
+    // The target's own first return from fork is the -c child's, held
+    // before its exec (its .begin comes at the exec), scheduled at times
+    // only once the probes are attached; a -x target forked long before.
+    bool tree = pp_.pid == 0 && pp_.path.empty();
+    if (tree && pp_.event == ProcessEvent::begin && !at_exec_)
+      test = pl.op(ir::Op::log_and, test, pl.op(ir::Op::ne, pl.builtin("pid"), pl.builtin("target")));
     ir::Node* run = l_.make(ir::Op::if_);
     run->kids = {test ? pl.op(ir::Op::log_and, test, scope) : scope, body, l_.nop()};
     ir::Node* block = l_.make(ir::Op::block);
@@ -503,6 +514,41 @@ class ProcessLowering : public KindLowering {
     l_.lower_body(dp, std::move(probe), context);
   }
 
+  // The body once more in user context, for the tasks already running
+  // when the probes attach (ir::RunningTasksSpec); a body that needs
+  // kernel context there (a kernel-only function, @cast) is dropped with
+  // a warning saying why, and runs for new tasks only.
+  void lower_running(const DerivedProbe& dp, const std::string& point, const ProcessPoint& pp) {
+    size_t errors = l_.diagnostics().error_count();
+    std::vector<ir::Probe>& probes = l_.module().probes;
+    size_t before = probes.size();
+    ir::Probe probe;
+    probe.context = ir::Context::user;
+    probe.pp = point;
+    probe.spec = ir::RunningTasksSpec{pp.event == ProcessEvent::thread_begin, pp.pid, pp.path};
+    BodyContext context(l_);
+    l_.begin_trial();
+    l_.lower_body(dp, std::move(probe), context);
+    std::string why = l_.end_trial();
+    if (why.empty()) return;
+    probes.resize(before);
+    // The rule's advice ("call it from a kernel.trace probe") is not
+    // this probe's way out.
+    for (const char* advice : {": call it from ", ": read it from "})
+      if (size_t at = why.find(advice); at != std::string::npos) {
+        size_t place = why.rfind(" at ");
+        why = why.substr(0, at) + (place != std::string::npos && place > at ? why.substr(place) : "");
+      }
+    if (l_.diagnostics().error_count() == errors)
+      l_.diagnostics().warning(
+          dp.point->components[0].loc,
+          "probe " + point + " runs for the " +
+              (pp.event == ProcessEvent::begin ? "processes" : "threads") +
+              " that start after the script, not for those already running: for them the body "
+              "runs in user space, where " + why,
+          kToken);
+  }
+
   ProcessMaps maps_;
 };
 
@@ -554,6 +600,7 @@ void ProcessLowering::lower(const DerivedProbe& dp) {
         base.spec = ir::TracepointSpec{"sched", "sched_process_exec"};
         lower_body(dp, base, pp, true);
       }
+      lower_running(dp, base.pp, pp);
       return;
     case ProcessEvent::end:
     case ProcessEvent::thread_end:

@@ -72,6 +72,12 @@ void WatchpointSpec::print(std::ostream& o) const {
   else o << " symbol=" << symbol;
 }
 
+void RunningTasksSpec::print(std::ostream& o) const {
+  o << (threads ? " threads" : " processes");
+  if (pid) o << " pid=" << pid;
+  if (!path.empty()) o << " path=" << path;
+}
+
 void LsmSpec::print(std::ostream& o) const {
   o << " hook=" << hook << " args=" << args;
   if (verdict) o << " verdict";

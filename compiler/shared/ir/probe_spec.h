@@ -269,9 +269,32 @@ struct WatchpointSpec {
   void print(std::ostream& o) const;
 };
 
+// process[("P"|PID)].begin / .thread.begin for the processes (threads)
+// already running when the probes are attached, as stap reports them at
+// its start: run in user context once per task, the context functions
+// (pid(), execname() ...) answering for that task.  The scope: `pid`
+// (process(PID)), else `path` (process("P"), the program its exe is),
+// else every process, or the -x target's tree (none under -c, whose
+// child has not run yet).  The kernel-context probes beside it report
+// the processes that start later.
+struct RunningTasksSpec {
+  bool threads = false;  // .thread.begin: threads other than the group's leader
+  int64_t pid = 0;
+  std::string path;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f(s.threads);
+    f(s.pid);
+    f(s.path);
+  }
+  const char* kind_name() const { return "running_tasks"; }
+  void print(std::ostream& o) const;
+};
+
 using ProbeSpec = std::variant<SessionSpec, TimerSpec, TracepointSpec, SyscallSpec, KfuncSpec,
                                PerfSpec, UprobeSpec, BtfTracepointSpec, LsmSpec, ProcfsSpec,
-                               NetfilterSpec, WatchpointSpec>;
+                               NetfilterSpec, WatchpointSpec, RunningTasksSpec>;
 
 // The kind's name, as the module dump and messages give it.
 const char* kind_name(const ProbeSpec& spec);
