@@ -1,12 +1,14 @@
 /* Workload for perf_process's context-switch check, light enough for the
  * test guest (python3 took seconds to start there): sleeps COUNT times
  * for MS milliseconds, each sleep a voluntary switch, then prints
- * "proc N", N being the switches the kernel counted for it in
+ * "proc WINDOW TOTAL": the switches the kernel counted for it in
  * /proc/self/status (voluntary and involuntary) between a read before the
- * sleeps and one after.  Both reads come after its exec, so every one of
- * those N switches happened while a per-task event opened before the
- * exec was counting; what came before (the fork, the wait for stap to be
- * ready, preemptions on the way) is left out on purpose.
+ * sleeps and one after, and all of them since its fork.  Both reads come
+ * after its exec, so every switch of the WINDOW happened while a per-task
+ * event opened before the exec was counting; TOTAL also has those before
+ * (the wait for stap to be ready, preemptions on the way, the exec and
+ * the dynamic loader: many on a loaded machine), which the event may or
+ * may not have seen.
  *   sleep_switches COUNT MS */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
   struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
   long before = switches_so_far();
   for (long i = 0; i < count; i++) nanosleep(&pause, NULL);
-  printf("proc %ld\n", switches_so_far() - before);
+  long total = switches_so_far();
+  printf("proc %ld %ld\n", total - before, total);
   return 0;
 }
