@@ -33,6 +33,7 @@ family_of() {
 # Shapes the parser takes only to refuse them with a message.
 refused() {
   case "$1" in
+    process*.callee\(* | process*.callees | process*.callees\(*) return 1 ;;
     *.callee\(* | *.callee | *.callees | *.callees\(* | *.label\(* | *.insn | *.insn.*) return 0 ;;
     kernel.*.absolute | kprobe.*.absolute) return 0 ;;
   esac
@@ -141,7 +142,7 @@ EOF
   cat <<'EOF'
 .SS Refused
 These shapes are parsed as SystemTap parses them and then refused with
-a message: \fB.callee\fR, \fB.callees\fR, \fB.label\fR, \fB.insn\fR,
+a message: \fB.callee\fR and \fB.callees\fR of kernel functions, \fB.label\fR, \fB.insn\fR,
 and kernel addresses (\fB.statement(\fINUMBER\fB).absolute\fR).
 .SH SYSTEM CALLS
 \fBsyscall.\fINAME\fR, \fBsyscall.\fINAME\fB.return\fR,

@@ -29,7 +29,7 @@ cases=(
   stack_print_cut stack_text_kernel kernel_symbol_text stack_key_merge
   process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe
   kfunc_dwarf_missing kfunc_dwarf_module perf_process netfilter_missing
-  watchpoint_user watchpoint_kernel
+  watchpoint_user watchpoint_kernel process_callee
 )
 newer_kernel_cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_target_vars kfunc_return_vars

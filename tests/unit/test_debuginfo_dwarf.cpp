@@ -278,3 +278,26 @@ TEST_CASE("debuginfo: libc's debuginfo is libc6-dbg's, found by build-id", "[deb
   REQUIRE(loc);
   CHECK(describe(*loc) == "register: rdi");
 }
+
+TEST_CASE("debuginfo: the calls a function makes, from its DWARF call sites", "[debuginfo]") {
+  // -O2: GCC records main's calls, each returning inside main; the ones
+  // into this file are resolved to their functions, the library's are not.
+  auto bin = open_binary(debuginfo_bin("sample_c_O2"));
+  REQUIRE(bin.dwarf);
+  const DwarfFunction& main_fn = only(*bin.dwarf, "main");
+  std::map<std::string, const DwarfCall*> calls;
+  std::vector<DwarfCall> all = bin.dwarf->calls(main_fn);
+  for (const DwarfCall& c : all) calls.emplace(c.callee, &c);
+  for (const char* name : {"sample_sum", "sample_marks", "sample_scale", "sample_lib_twice"}) {
+    INFO(name);
+    REQUIRE(calls.count(name));
+    CHECK(calls[name]->return_pc != 0);
+    CHECK(bin.dwarf->function_at(calls[name]->return_pc) == &main_fn);
+  }
+  CHECK(bin.dwarf->called(*calls["sample_sum"]) == &only(*bin.dwarf, "sample_sum"));
+  CHECK(bin.dwarf->called(*calls["sample_lib_twice"]) == nullptr);  // in libdisample.so.1
+  // -O0: no call sites at all.
+  auto o0 = open_binary(debuginfo_bin("sample_c_O0"));
+  REQUIRE(o0.dwarf);
+  CHECK(o0.dwarf->calls(only(*o0.dwarf, "main")).empty());
+}

@@ -70,6 +70,13 @@ CodePoint read_code_point(const ast::ProbePoint& point) {
   }
   for (; i < comps.size(); ++i) {
     const std::string& f = comps[i].functor;
+    if (f == "callee" || f == "callees") {
+      p.callee = f == "callee" ? string(comps[i]) : "*";
+      p.callee_depth = f == "callee" || !comps[i].arg ? 1 : number(comps[i]);
+      if (p.callee_depth < 1)
+        return refuse(comps[i], ".callees(N) only acceptable for N >= 1");
+      continue;
+    }
     if (f == "call" || f == "return" || f == "inline" || f == "exported" || f == "absolute") {
       if (p.suffix.empty() || (p.suffix == ".absolute" && f == "return")) p.suffix = "." + f;
       continue;
@@ -192,6 +199,8 @@ class ProcessProvider : public ProbeProvider {
       diags.semantic_error({}, why.empty() ? std::string("no match") : why);
       return 0;
     }
+    if (!request.quiet)
+      for (const std::string& w : resolved->warnings) diags.warning(point.components[0].loc, w);
     size_t n = resolved->sites.size();
     out.user_point = std::move(resolved);
     return n;

@@ -55,6 +55,7 @@ class UprobeBody : public DwarfSiteBody {
 
  private:
   ir::Node* mark_target(ast::TargetSymbol& n, bool any_type);
+  ir::Node* caller_check(const debuginfo::ProbeSite& site);
   ir::Node* mark_argument(const debuginfo::SdtMark& mark, size_t argno, const ast::TargetSymbol& n);
 
   const ir::UprobeSpec& spec_;
@@ -89,6 +90,18 @@ void UprobeLowering::lower(const DerivedProbe& dp) {
     spec.functions.push_back(s.function);
     spec.site_points.push_back(s.point);
   };
+  // .callee sites: a probe each, however many share a callee's address
+  // (each call of it from the caller has its own caller check).
+  bool callee_sites = false;
+  for (const debuginfo::ProbeSite& s : r.sites) callee_sites |= !s.callers.empty();
+  if (callee_sites) {
+    for (const debuginfo::ProbeSite& s : r.sites) {
+      ir::UprobeSpec spec = base;
+      add_site(spec, s);
+      lower_one(dp, kernel_probe(std::move(spec), s.point), &s);
+    }
+    return;
+  }
   if (reads_probe_context(dp)) {
     for (const debuginfo::ProbeSite* s : sites) {
       ir::UprobeSpec spec = base;
@@ -127,7 +140,9 @@ std::unique_ptr<EntryProbe> UprobeBody::entry_probe(const ir::Probe& ret) {
   const debuginfo::Binary& bin = *site_.point->binary;
   auto e = std::make_unique<EntryProbe>();
   e->site = std::make_shared<debuginfo::ProbeSite>(site);
-  if (bin.dwarf && site.fn && !site.fn->inlined) {
+  // A callee's entry stays at its first instruction, where its caller
+  // check reads the stack.
+  if (bin.dwarf && site.fn && !site.fn->inlined && site.callers.empty()) {
     uint64_t pc = bin.dwarf->function_probe_pc(*site.fn);
     if (std::optional<uint64_t> offset = bin.elf->file_offset(pc)) {
       e->site->pc = pc;
@@ -168,6 +183,13 @@ ir::Node* UprobeBody::guard(ir::Node* body, ir::Probe& probe) {
     else
       l_.error(loc_, "cannot stat " + point.process + " to scope the library probe to it");
   }
+  if (site_.site && !site_.site->callers.empty()) {
+    // .callee: the stack holds each caller's return address at its level
+    // (checked at the entry, for a .return through an entry value).
+    const debuginfo::ProbeSite& site = *site_.site;
+    auto check = [&] { return caller_check(site); };
+    body = guarded(spec_.is_return ? l_.entry_node(check) : check(), body);
+  }
   if (spec_.target_pid > 0) {
     // process(PID): every thread of that process.  (A uprobe attached for
     // one pid follows that one thread only, so the filter is here.)
@@ -178,6 +200,34 @@ ir::Node* UprobeBody::guard(ir::Node* body, ir::Probe& probe) {
     body = guarded(same, body);
   }
   return body;
+}
+
+// Whether the calls that led to a callee's first instruction are the
+// site's: ustack(k) == callers[k-1] for each level k, both relocated by
+// the load bias (uaddr() - the site's link-time pc).  ustack past the
+// last frame is 0 here (c = 1), not an error: the chain is not the site's.
+ir::Node* UprobeBody::caller_check(const debuginfo::ProbeSite& site) {
+  auto builtin = [&](const char* name) {
+    ir::Node* n = l_.make(ir::Op::builtin, ir::Type::long_);
+    n->s = name;
+    return n;
+  };
+  auto binary = [&](ir::Op op, ir::Node* x, ir::Node* y) {
+    ir::Node* n = l_.make(op, ir::Type::long_);
+    n->kids = {x, y};
+    return n;
+  };
+  ir::Node* all = nullptr;
+  for (size_t k = 1; k <= site.callers.size(); ++k) {
+    ir::Node* frame = builtin("ustack");
+    frame->kids = {l_.num(int64_t(k))};
+    frame->c = 1;
+    ir::Node* expected = binary(ir::Op::add, builtin("uaddr"),
+                                l_.num(int64_t(site.callers[k - 1] - site.pc)));
+    ir::Node* same = binary(ir::Op::eq, frame, expected);
+    all = all ? binary(ir::Op::log_and, all, same) : same;
+  }
+  return all;
 }
 
 // Mark argument `argno` (1-based) of the site being lowered.

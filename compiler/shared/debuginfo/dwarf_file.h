@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "debuginfo/dwarf_location.h"
@@ -36,6 +37,18 @@ struct DwarfFunction {
   bool inlined = false;      // an inlined copy (DW_TAG_inlined_subroutine)
   Dwarf_Die die{};           // the concrete subprogram or inlined-copy DIE
   Dwarf_Die cu{};
+};
+
+// A call a function makes, from its DWARF (dwarf_calls.cpp): a call site
+// (DW_TAG_call_site, or GCC's DW_TAG_GNU_call_site before DWARF 5; GCC
+// emits them for optimized code only, -O1 and up), or a copy of another
+// function inlined into it.
+struct DwarfCall {
+  std::string callee;      // the called function's name
+  Dwarf_Die origin{};      // the called function's DIE (its declaration or abstract one)
+  uint64_t return_pc = 0;  // a call site's: the address the call returns to
+  const DwarfFunction* inlined = nullptr;  // an inlined copy: that copy
+  bool tail = false;       // a tail call: the callee returns to the caller's caller
 };
 
 struct DwarfVariable {
@@ -77,6 +90,11 @@ class DwarfFile {
   // whose entry_pc is where the copy starts (stap probes these too for
   // .function, not for .return).
   std::vector<const DwarfFunction*> match_inlined(const std::string& spec) const;
+  // dwarf_calls.cpp: the calls fn makes, in DWARF order, inlined copies
+  // included, not those of functions nested in it; and the out-of-line
+  // function a call site calls (null when it has no code here: a library's).
+  std::vector<DwarfCall> calls(const DwarfFunction& fn) const;
+  const DwarfFunction* called(const DwarfCall& call) const;
   // The (out-of-line) function whose range holds `pc`.
   const DwarfFunction* function_at(uint64_t pc) const;
 
@@ -147,6 +165,13 @@ class DwarfFile {
   Dwarf_CFI* cfi_ = nullptr;  // the binary's .eh_frame (owned by libdw)
   std::vector<DwarfFunction> functions_;
   std::vector<DwarfFunction> inlined_;
+  // dwarf_calls.cpp's indexes, built on first use: functions by the DIE
+  // they stand for (declaration_of's end), inlined copies by their DIE,
+  // external functions by name.
+  void index_calls() const;
+  mutable bool calls_indexed_ = false;
+  mutable std::unordered_map<Dwarf_Off, const DwarfFunction*> by_origin_, inlined_by_die_;
+  mutable std::unordered_map<std::string, const DwarfFunction*> external_by_name_;
 };
 
 // Splits a function spec into its parts: "ns::C::f@a.c:12" -> scopes

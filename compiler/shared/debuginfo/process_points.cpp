@@ -51,7 +51,8 @@ class Resolver {
   bool run(std::string& why) {
     if (p_.kind == "function" && p_.has_address) return at_address("function", why);
     if (p_.kind == "statement" && p_.has_address) return at_address("statement", why);
-    if (p_.kind == "function") functions();
+    if (p_.kind == "function" && p_.callee_depth > 0) callees();
+    else if (p_.kind == "function") functions();
     if (p_.kind == "statement") statements();
     if (!why_.empty()) {
       why = why_;
@@ -98,16 +99,20 @@ class Resolver {
     return true;
   }
 
-  void add_function(const DwarfFunction& fn) {
-    if (!added_.insert({fn.entry_pc, &fn}).second) return;
-    covered_.insert(fn.entry_pc);
+  // "f@file.c:LINE", as a point names a DWARF function.
+  std::string function_name(const DwarfFunction& fn) const {
     // Assembly functions have no declaration: the line table says where.
     std::string file = fn.decl_file;
     int line = fn.decl_line;
     if (file.empty())
       if (auto at = bin_.dwarf->line_at(fn.entry_pc)) std::tie(file, line) = std::tie(at->file, at->line);
-    std::string point =
-        prefix_ + quoted("function", fn.name + "@" + file + ":" + std::to_string(line)) + p_.suffix;
+    return fn.name + "@" + file + ":" + std::to_string(line);
+  }
+
+  void add_function(const DwarfFunction& fn) {
+    if (!added_.insert({fn.entry_pc, &fn}).second) return;
+    covered_.insert(fn.entry_pc);
+    std::string point = prefix_ + quoted("function", function_name(fn)) + p_.suffix;
     // A .return's uretprobe must be where the return address is still on
     // top of the stack: the function's first instruction.
     bool at_entry = fn.inlined || p_.suffix == ".return";
@@ -145,6 +150,52 @@ class Resolver {
       else if (!covered_.count(sym->address))  // aliases: each name (lowering keeps one per address)
         add(prefix_ + quoted("function", sym->name) + p_.suffix, sym->name, sym->address);
     }
+  }
+
+  // .function("F").callee("G"), .callees(N): a site at the first
+  // instruction of each function G that F calls (through N calls), which
+  // runs only when the stack holds the chain of calls from F (its
+  // callers' return addresses, ProbeSite::callers), as stap's caller
+  // check.  An inlined copy is a site where the copy starts, and adds no
+  // return address.  Calls into another file (a library) are not sites.
+  void callees() {
+    if (!bin_.dwarf) {
+      why_ = bin_.no_dwarf;
+      return;
+    }
+    size_t calls = 0;
+    for (const DwarfFunction* caller : bin_.dwarf->match_functions(p_.spec)) {
+      if (partial_copy(*caller)) continue;
+      std::vector<uint64_t> chain;
+      calls += add_callees(*caller, quoted("function", function_name(*caller)), chain,
+                           p_.callee_depth);
+    }
+    if (calls == 0 && out_.sites.empty())
+      why_ = "no call recorded in the DWARF of the functions matching \"" + p_.spec + "\" in " +
+             bin_.path + " (GCC records calls for optimized code only: build with -O1 or more)";
+  }
+
+  size_t add_callees(const DwarfFunction& caller, const std::string& caller_point,
+                     std::vector<uint64_t>& chain, int64_t depth) {
+    std::vector<DwarfCall> calls = bin_.dwarf->calls(caller);
+    for (const DwarfCall& call : calls) {
+      if (!glob(p_.callee, call.callee)) continue;
+      const DwarfFunction* callee = bin_.dwarf->called(call);
+      if (!callee) continue;
+      std::string point =
+          prefix_ + caller_point + quoted("callee", function_name(*callee)) + p_.suffix;
+      if (!call.inlined) chain.push_back(call.return_pc);
+      ProbeSite& site = add(point, callee->name, callee->entry_pc);
+      site.fn = callee;
+      site.callers.assign(chain.rbegin(), chain.rend());
+      if (call.tail)
+        out_.warnings.push_back("callee \"" + callee->name + "\" in function \"" + caller.name +
+                                "\" is a tail call: its probe " + point +
+                                " may not fire (probe the callee itself instead)");
+      if (depth > 1) add_callees(*callee, caller_point, chain, depth - 1);
+      if (!call.inlined) chain.pop_back();
+    }
+    return calls.size();
   }
 
   // .statement("F@FILE:LINES"): stap's lines (dwarf_lines.h), each

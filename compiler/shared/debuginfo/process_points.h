@@ -49,6 +49,10 @@ struct ProcessPattern {
   uint64_t address = 0;
   std::string suffix;              // ".call", ".return", ".inline", ".exported",
                                    // ".absolute" or ""
+  // .function("F").callee("G") (depth 1, callee "G") and .callees(N)
+  // (callee "*"): the functions F calls, N calls deep.  0: no callee.
+  std::string callee;
+  int64_t callee_depth = 0;
 };
 
 struct ProbeSite {
@@ -61,6 +65,10 @@ struct ProbeSite {
   uint64_t semaphore = 0;   // a mark's semaphore, as a file offset (0: none)
   const DwarfFunction* fn = nullptr;  // its DWARF function (null: a symbol only)
   const SdtMark* mark = nullptr;      // marks
+  // A .callee site: the return addresses (link-time) its callers' calls
+  // leave, innermost first: the probe runs only when the stack holds
+  // each at its level (the direct caller's at 1).  Empty elsewhere.
+  std::vector<uint64_t> callers;
   // A .statement line: a probe here sees the variables of the innermost
   // lexical block holding pc; elsewhere (function entries), as in stap,
   // those of the function's own scope only.
@@ -72,6 +80,7 @@ struct ResolvedPoint {
   Binary* binary = nullptr; // the probed file (the library under .library)
   bool is_return = false;
   std::vector<ProbeSite> sites;
+  std::vector<std::string> warnings;  // for pass 2 to print (a .callee's tail call)
 };
 
 // Resolves `p`.  False with `why` when the program or library cannot be

@@ -71,7 +71,8 @@ enum class Op : uint8_t {
 
   // ---- calls and effects
   call,        // a = function index, kids = args                  -> function's type
-  builtin,     // s = builtin name (elaborate/builtins.h table), kids = args -> its type
+  builtin,     // s = builtin name (elaborate/builtins.h table), kids = args -> its type;
+               // ustack with c = 1: 0 past the last frame, not an error
   printf,      // a = format index, kids = the values the format consumes -> none
   sprintf,     // a = format index, kids = values                  -> string
   error,       // kids[0] = message: raise a catchable error       -> none
