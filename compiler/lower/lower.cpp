@@ -54,9 +54,22 @@ uint32_t Lowerer::location(SourceLoc loc, const std::string& token) {
 
 uint32_t Lowerer::location(const ast::Expr& e) { return location(e.loc, describe_expr(e)); }
 
+ir::Node* Lowerer::long_op(ir::Op op, ir::Node* x, ir::Node* y) {
+  ir::Node* n = make(op, ir::Type::long_);
+  n->kids = {x, y};
+  return n;
+}
+
+ir::Node* Lowerer::builtin_call(const std::string& name, std::vector<ir::Node*> args) {
+  ir::Node* n = make(ir::Op::builtin, ir::Type::long_);
+  n->s = name;
+  n->kids = std::move(args);
+  return n;
+}
+
 void Lowerer::error(SourceLoc loc, std::string message, std::string token) {
   if (trial_) {
-    if (trial_error_.empty()) trial_error_ = message + (loc.line ? " at " + where(loc) : "");
+    if (trial_error_.message.empty()) trial_error_ = {std::move(message), loc};
     return;
   }
   diags_.semantic_error(loc, std::move(message), std::move(token));
@@ -64,10 +77,10 @@ void Lowerer::error(SourceLoc loc, std::string message, std::string token) {
 
 void Lowerer::begin_trial() {
   trial_ = true;
-  trial_error_.clear();
+  trial_error_ = {};
 }
 
-std::string Lowerer::end_trial() {
+Lowerer::TrialError Lowerer::end_trial() {
   trial_ = false;
   return std::move(trial_error_);
 }

@@ -91,6 +91,10 @@ class Lowerer {
   ir::Node* num(int64_t v);
   ir::Node* str(std::string v);
   ir::Node* nop() { return make(ir::Op::nop); }
+  // IR the lowering makes itself (guards, trackers): a long-valued op of
+  // two operands, and a builtin's call (`pid`, `ustack` ...) as a long.
+  ir::Node* long_op(ir::Op op, ir::Node* x, ir::Node* y);
+  ir::Node* builtin_call(const std::string& name, std::vector<ir::Node*> args = {});
   // A located runtime-error site: "operator '/' at <input>:1:30".
   uint32_t location(const ast::Expr& e);
   uint32_t location(SourceLoc loc, const std::string& token);
@@ -98,9 +102,13 @@ class Lowerer {
   void error(SourceLoc loc, std::string message, std::string token = {});
   // A trial lowering (a probe that is dropped when it cannot be lowered):
   // from begin_trial() on, errors are kept, not reported; end_trial()
-  // returns the first, "" when there was none.
+  // returns the first (an empty message when there was none).
+  struct TrialError {
+    std::string message;
+    SourceLoc loc;
+  };
   void begin_trial();
-  std::string end_trial();
+  TrialError end_trial();
   int global_index(const ast::VarDecl* d) const;
   int slot(const ast::VarDecl* d);
   int add_temp(ir::Type t);
@@ -215,7 +223,7 @@ class Lowerer {
   BodyState* body_ = nullptr;
   const ir::Probe* current_probe_ = nullptr;  // whose body lower_body is lowering
   bool trial_ = false;
-  std::string trial_error_;  // the trial's first error, with its place
+  TrialError trial_error_;
   std::unique_ptr<TraceEvents> trace_events_;
   bool btf_asked_ = false;  // LowerOptions::btf, asked once
   kernel::KernelBtf* btf_ = nullptr;

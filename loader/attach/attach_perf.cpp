@@ -72,48 +72,34 @@ bool attach_perf(bpf_program* prog, const ir::Probe& p, const ir::PerfSpec& spec
   } else {
     attr.sample_period = uint64_t(spec.period);
   }
-  if (spec.target_only) {
-    int err = 0;
-    switch (open_target_events(prog, attr, report.target_pid, links, err)) {
-      case TargetEvents::opened: return true;
-      case TargetEvents::no_target:
-        error = "probe " + p.pp + ": .process without a name counts in the -c COMMAND or -x PID "
-                "target, and there is none";
-        return false;
-      case TargetEvents::gone:
-        error = "probe " + p.pp + ": the target process " + std::to_string(report.target_pid) +
-                " is gone";
-        return false;
-      case TargetEvents::failed: error = open_error(p, err); return false;
-    }
-    return false;
-  }
+  auto why = [&](int err) { return open_error(p, err); };
+  if (spec.target_only)
+    return open_target_events(prog, attr, p, report.target_pid,
+                              "probe " + p.pp + ": .process without a name counts in the -c "
+                              "COMMAND or -x PID target, and there is none",
+                              why, links, error);
   if (!spec.process.empty()) return watch_process_events(prog, attr, p, report, error);
-  CpuEventFailure failure;
-  if (open_cpu_events(prog, attr, links, failure)) return true;
-  if (!failure.opened) error = open_error(p, failure.err);
-  else error = "cannot attach probe " + p.pp + " to its perf event on CPU " +
-               std::to_string(failure.cpu) + ": " + std::strerror(failure.err);
-  return false;
+  return open_cpu_events(prog, attr, p, "perf event", why, links, error);
 }
 
-bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr,
-                     std::vector<bpf_link*>& links, CpuEventFailure& failure) {
+bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
+                     const char* what, const std::function<std::string(int)>& open_error,
+                     std::vector<bpf_link*>& links, std::string& error) {
   std::vector<int> cpus = online_cpus();
   if (cpus.empty()) cpus.push_back(0);
   for (int cpu : cpus) {
-    failure.cpu = cpu;
     long fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
-      failure.err = errno;
+      error = open_error(errno);
       return false;
     }
     // The link owns the event's fd from here (closed when it is destroyed).
     bpf_link* link = bpf_program__attach_perf_event(prog, int(fd));
     if (!link) {
-      failure.err = errno;
-      failure.opened = true;
+      int err = errno;
       close(int(fd));
+      error = "cannot attach probe " + p.pp + " to its " + what + " on CPU " +
+              std::to_string(cpu) + ": " + std::strerror(err);
       return false;
     }
     links.push_back(link);
@@ -123,15 +109,23 @@ bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr,
 
 // .process and process.data: every thread of the -c/-x target (the -c
 // child, held before its exec, has one), inherited by its whole tree.
-TargetEvents open_target_events(bpf_program* prog, const perf_event_attr& attr, int target,
-                                std::vector<bpf_link*>& links, int& err) {
-  if (target <= 0) return TargetEvents::no_target;
+bool open_target_events(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
+                        int target, const std::string& no_target,
+                        const std::function<std::string(int)>& open_error,
+                        std::vector<bpf_link*>& links, std::string& error) {
+  if (target <= 0) {
+    error = no_target;
+    return false;
+  }
   std::set<int> opened;
   std::vector<TaskLink> opened_links;
+  int err = 0;
   bool ok = open_process_events(prog, attr, target, opened, opened_links, err);
   for (const TaskLink& t : opened_links) links.push_back(t.link);
-  if (!ok) return TargetEvents::failed;
-  return opened_links.empty() ? TargetEvents::gone : TargetEvents::opened;
+  if (!ok) error = open_error(err);
+  else if (opened_links.empty())
+    error = "probe " + p.pp + ": the target process " + std::to_string(target) + " is gone";
+  return error.empty();
 }
 
 }  // namespace stap

@@ -20,7 +20,6 @@
 // stap opens one event for the first task its task finder reports for P;
 // counting all of P's tasks is what its manual says the probe does.
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -30,7 +29,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -44,33 +42,9 @@
 
 #include "loader/attach/attach.h"
 #include "loader/attach/attach_perf_task.h"
+#include "loader/attach/proc_tasks.h"
 
 namespace stap {
-
-std::vector<int> numbered_entries(const std::string& dir) {
-  std::vector<int> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    char* end = nullptr;
-    long n = std::strtol(e->d_name, &end, 10);
-    if (end != e->d_name && *end == 0 && n > 0) out.push_back(int(n));
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-namespace {
-
-// Whether process `pid` runs the file with this device and inode.
-bool runs_file(int pid, dev_t dev, ino_t ino) {
-  struct stat st;
-  std::string exe = "/proc/" + std::to_string(pid) + "/exe";
-  return stat(exe.c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino;
-}
-
-}  // namespace
 
 bool open_task_event(bpf_program* prog, perf_event_attr attr, int tid, bpf_link*& link,
                      int& err) {

@@ -5,6 +5,7 @@
 
 #include <linux/perf_event.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,28 +14,23 @@
 
 namespace stap {
 
-// The numbered entries of a /proc directory (pids in /proc, tids in
-// /proc/PID/task), in order.
-std::vector<int> numbered_entries(const std::string& dir);
-
 // The online CPUs (/sys/devices/system/cpu/online), in order.
 std::vector<int> online_cpus();
 
 // The event on every online CPU (pid -1), `prog` attached to each, the
-// links appended to `links`.  False with the errno in `err`, the CPU in
-// `cpu`, and `opened` when the event opened but the attach failed.
-struct CpuEventFailure {
-  int err = 0, cpu = 0;
-  bool opened = false;
-};
-bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr,
-                     std::vector<bpf_link*>& links, CpuEventFailure& failure);
+// links appended to `links`.  False with `error`: open_error(errno) when
+// an open fails, else that the attach to the probe's `what` failed.
+bool open_cpu_events(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
+                     const char* what, const std::function<std::string(int)>& open_error,
+                     std::vector<bpf_link*>& links, std::string& error);
 
-// The event on every thread of the -c/-x target `target` (0: none),
-// inherited by what they create; the links appended to `links`.
-enum class TargetEvents : uint8_t { opened, no_target, gone, failed };
-TargetEvents open_target_events(bpf_program* prog, const perf_event_attr& attr, int target,
-                                std::vector<bpf_link*>& links, int& err);
+// The event on every thread of the -c/-x target `target`, inherited by
+// what they create; the links appended to `links`.  False with `error`:
+// without a target `no_target`, the target gone, or open_error(errno).
+bool open_target_events(bpf_program* prog, const perf_event_attr& attr, const ir::Probe& p,
+                        int target, const std::string& no_target,
+                        const std::function<std::string(int)>& open_error,
+                        std::vector<bpf_link*>& links, std::string& error);
 
 struct TaskLink {
   int tid;

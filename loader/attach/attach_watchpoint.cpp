@@ -63,8 +63,8 @@ uint64_t symbol_address(const ir::Probe& p, const std::string& name, std::string
 
 std::string open_error(const ir::Probe& p, uint64_t address, int64_t length, int err) {
   std::string what = "cannot set the hardware watchpoint of probe " + p.pp + " at " +
-                     hex_text(address) + " (" + std::to_string(length) + (length == 1 ? " byte): " : " bytes): ") +
-                     std::strerror(err);
+                     hex_text(address) + " (" + std::to_string(length) +
+                     (length == 1 ? " byte): " : " bytes): ") + std::strerror(err);
   if (err == ENOSPC)
     what += "; no debug register is free (x86 has 4 per CPU, shared by every watchpoint "
             "there: this script's, a debugger's, other tools')";
@@ -93,28 +93,13 @@ bool attach_watchpoint(bpf_program* prog, const ir::Probe& p, const ir::Watchpoi
   if (report.verbose > 0)
     std::fprintf(stderr, "probe %s: watching %lld bytes at %s\n", p.pp.c_str(),
                  static_cast<long long>(spec.length), hex_text(address).c_str());
-  if (spec.user) {
-    int err = 0;
-    switch (open_target_events(prog, attr, report.target_pid, links, err)) {
-      case TargetEvents::opened: return true;
-      case TargetEvents::no_target:
-        error = "probe " + p.pp + ": process.data watches the -c COMMAND or -x PID target, "
-                "and there is none";
-        return false;
-      case TargetEvents::gone:
-        error = "probe " + p.pp + ": the target process " + std::to_string(report.target_pid) +
-                " is gone";
-        return false;
-      case TargetEvents::failed: error = open_error(p, address, spec.length, err); return false;
-    }
-    return false;
-  }
-  CpuEventFailure failure;
-  if (open_cpu_events(prog, attr, links, failure)) return true;
-  if (!failure.opened) error = open_error(p, address, spec.length, failure.err);
-  else error = "cannot attach probe " + p.pp + " to its watchpoint on CPU " +
-               std::to_string(failure.cpu) + ": " + std::strerror(failure.err);
-  return false;
+  auto why = [&](int err) { return open_error(p, address, spec.length, err); };
+  if (spec.user)
+    return open_target_events(prog, attr, p, report.target_pid,
+                              "probe " + p.pp + ": process.data watches the -c COMMAND or -x "
+                              "PID target, and there is none",
+                              why, links, error);
+  return open_cpu_events(prog, attr, p, "watchpoint", why, links, error);
 }
 
 }  // namespace stap

@@ -21,6 +21,7 @@
 
 #include "base/errno_names.h"
 #include "base/syscall_table.h"
+#include "loader/attach/proc_tasks.h"
 #include "loader/interp/interpreter_impl.h"
 #include "loader/output/printf_output.h"
 #include "loader/symbols/stack_symbols.h"
@@ -108,17 +109,9 @@ int64_t status_field(int tid, const char* name, int index = 0) {
   }
   return 0;
 }
-// Field `n` (1-based, as proc(5) numbers them) of /proc/TID/stat, after
-// the command name, which may hold spaces and parentheses.
-int64_t stat_field(int tid, int n) {
-  std::string line = read_line("/proc/" + std::to_string(tid) + "/stat");
-  size_t close = line.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(line.substr(close + 1));
-  std::string word;
-  for (int i = 3; i <= n && rest >> word; ++i)
-    if (i == n) return std::strtoll(word.c_str(), nullptr, 10);
-  return 0;
+// Field `n` of the subject's /proc/TID/stat.
+int64_t subject_stat(Impl& in, int n) {
+  return stat_field("/proc/" + std::to_string(in.subject), n).value_or(0);
 }
 int64_t subject_or(Impl& in, const char* status_name, int index, int64_t self) {
   return in.subject ? status_field(in.subject, status_name, index) : self;
@@ -135,13 +128,13 @@ Value b_euid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Uid", 1,
 Value b_gid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Gid", 0, getgid())); }
 Value b_egid(Impl& in, Args&, const Node&) { return num(subject_or(in, "Gid", 1, getegid())); }
 Value b_sid(Impl& in, Args&, const Node&) {
-  return num(in.subject ? stat_field(in.subject, 6) : getsid(0));
+  return num(in.subject ? subject_stat(in, 6) : getsid(0));
 }
 Value b_pgrp(Impl& in, Args&, const Node&) {
-  return num(in.subject ? stat_field(in.subject, 5) : getpgrp());
+  return num(in.subject ? subject_stat(in, 5) : getpgrp());
 }
 Value b_cpu(Impl& in, Args&, const Node&) {
-  return num(in.subject ? stat_field(in.subject, 39) : sched_getcpu());
+  return num(in.subject ? subject_stat(in, 39) : sched_getcpu());
 }
 Value b_execname(Impl& in, Args&, const Node&) {
   return str(read_line(in.subject ? "/proc/" + std::to_string(in.subject) + "/comm"

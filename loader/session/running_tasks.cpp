@@ -15,51 +15,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
-#include "loader/attach/attach_perf_task.h"
+#include "loader/attach/proc_tasks.h"
 
 namespace stap {
 
 namespace {
 
-// Fields of /proc/PID[/task/TID]/stat: the parent (4) and the start time
-// (22), read after the command name, which may hold spaces and parentheses.
-struct TaskStat {
-  int ppid = 0;
-  uint64_t start = 0;
-  bool ok = false;
-};
-
-TaskStat read_stat(const std::string& dir) {
-  std::ifstream f(dir + "/stat");
-  std::string line;
-  std::getline(f, line);
-  TaskStat st;
-  size_t close = line.rfind(')');
-  if (close == std::string::npos) return st;
-  std::istringstream rest(line.substr(close + 1));
-  std::string word;
-  for (int field = 3; rest >> word; ++field) {
-    if (field == 4) st.ppid = std::atoi(word.c_str());
-    if (field == 22) {
-      st.start = std::strtoull(word.c_str(), nullptr, 10);
-      st.ok = true;
-      break;
-    }
-  }
-  return st;
-}
-
-// A user process: its program (stat of /proc/PID/exe); false for a
-// kernel thread or a zombie, which have none.
-bool program_of(int pid, struct stat& st) {
-  return stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &st) == 0;
+// A task started no later than `ticks`: its start time, field 22 of its
+// stat file, is in clock ticks since boot.
+bool started_by(const std::string& dir, uint64_t ticks) {
+  std::optional<int64_t> start = stat_field(dir, 22);
+  return start && uint64_t(*start) <= ticks;
 }
 
 }  // namespace
@@ -81,7 +51,8 @@ std::vector<int> running_tasks(const ir::RunningTasksSpec& spec, const RunningTa
   std::vector<int> pids = spec.pid ? std::vector<int>{int(spec.pid)} : numbered_entries("/proc");
   std::map<int, int> parent;
   if (tree && scope.target)
-    for (int pid : pids) parent[pid] = read_stat("/proc/" + std::to_string(pid)).ppid;
+    for (int pid : pids)
+      parent[pid] = int(stat_field("/proc/" + std::to_string(pid), 4).value_or(0));
   auto in_tree = [&](int pid) {
     for (int hops = 0; pid > 1 && hops < 4096; ++hops) {
       if (pid == scope.target) return true;
@@ -93,22 +64,17 @@ std::vector<int> running_tasks(const ir::RunningTasksSpec& spec, const RunningTa
   };
   for (int pid : pids) {
     if (pid == scope.self || (scope.command && pid == scope.target)) continue;
-    struct stat program {};
-    if (!program_of(pid, program)) continue;
-    if (!spec.path.empty() && (program.st_dev != wanted.st_dev || program.st_ino != wanted.st_ino))
+    if (spec.path.empty() ? !has_program(pid) : !runs_file(pid, wanted.st_dev, wanted.st_ino))
       continue;
     if (tree && scope.target && !in_tree(pid)) continue;
     std::string dir = "/proc/" + std::to_string(pid);
     if (!spec.threads) {
-      TaskStat st = read_stat(dir);
-      if (st.ok && st.start <= scope.attached_ticks) out.push_back(pid);
+      if (started_by(dir, scope.attached_ticks)) out.push_back(pid);
       continue;
     }
-    for (int tid : numbered_entries(dir + "/task")) {
-      if (tid == pid) continue;
-      TaskStat st = read_stat(dir + "/task/" + std::to_string(tid));
-      if (st.ok && st.start <= scope.attached_ticks) out.push_back(tid);
-    }
+    for (int tid : numbered_entries(dir + "/task"))
+      if (tid != pid && started_by(dir + "/task/" + std::to_string(tid), scope.attached_ticks))
+        out.push_back(tid);
   }
   return out;
 }

@@ -28,10 +28,10 @@
 #include "loader/attach/interval_timer.h"
 #include "loader/attach/procfs_files.h"
 #include "loader/session/object_file.h"
+#include "loader/session/running_tasks.h"
 #include "loader/session/session_load.h"
 #include "loader/symbols/stack_glue.h"
 #include "loader/symbols/stack_symbols.h"
-#include "loader/session/running_tasks.h"
 #include "loader/session/target_command.h"
 
 namespace stap {

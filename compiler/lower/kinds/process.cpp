@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "debuginfo/binary_path.h"
@@ -116,16 +117,8 @@ class ProcessIr {
     kread_loc_ = l.location(loc, kToken);
   }
 
-  ir::Node* builtin(const char* name) {
-    ir::Node* n = l_.make(ir::Op::builtin, ir::Type::long_);
-    n->s = name;
-    return n;
-  }
-  ir::Node* op(ir::Op o, ir::Node* x, ir::Node* y) {
-    ir::Node* n = l_.make(o, ir::Type::long_);
-    n->kids = {x, y};
-    return n;
-  }
+  ir::Node* builtin(const char* name) { return l_.builtin_call(name); }
+  ir::Node* op(ir::Op o, ir::Node* x, ir::Node* y) { return l_.long_op(o, x, y); }
   ir::Node* num(int64_t v) { return l_.num(v); }
   ir::Node* kread(ir::Node* address, int64_t offset, int64_t size) {
     ir::Node* n = l_.make(ir::Op::kread, ir::Type::long_);
@@ -416,7 +409,8 @@ class ProcessEventBody : public BodyContext {
     // only once the probes are attached; a -x target forked long before.
     bool tree = pp_.pid == 0 && pp_.path.empty();
     if (tree && pp_.event == ProcessEvent::begin && !at_exec_)
-      test = pl.op(ir::Op::log_and, test, pl.op(ir::Op::ne, pl.builtin("pid"), pl.builtin("target")));
+      test = pl.op(ir::Op::log_and, test,
+                   pl.op(ir::Op::ne, pl.builtin("pid"), pl.builtin("target")));
     ir::Node* run = l_.make(ir::Op::if_);
     run->kids = {test ? pl.op(ir::Op::log_and, test, scope) : scope, body, l_.nop()};
     ir::Node* block = l_.make(ir::Op::block);
@@ -529,16 +523,14 @@ class ProcessLowering : public KindLowering {
     BodyContext context(l_);
     l_.begin_trial();
     l_.lower_body(dp, std::move(probe), context);
-    std::string why = l_.end_trial();
-    if (why.empty()) return;
+    Lowerer::TrialError failed = l_.end_trial();
+    if (failed.message.empty()) return;
     probes.resize(before);
     // The rule's advice ("call it from a kernel.trace probe") is not
     // this probe's way out.
-    for (const char* advice : {": call it from ", ": read it from "})
-      if (size_t at = why.find(advice); at != std::string::npos) {
-        size_t place = why.rfind(" at ");
-        why = why.substr(0, at) + (place != std::string::npos && place > at ? why.substr(place) : "");
-      }
+    const std::string& m = failed.message;
+    std::string why = m.substr(0, std::min(m.find(": call it from "), m.find("; read it from ")));
+    if (failed.loc.line) why += " at " + l_.where(failed.loc);
     if (l_.diagnostics().error_count() == errors)
       l_.diagnostics().warning(
           dp.point->components[0].loc,

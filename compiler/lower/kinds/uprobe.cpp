@@ -80,29 +80,22 @@ void UprobeLowering::lower(const DerivedProbe& dp) {
   base.is_return = r.is_return;
   base.binary = r.binary->path;
   base.target_pid = point_pid(*dp.point);
+  // Sites at one address are one, but for .callee's: each call of the
+  // callee from the caller has its own caller check, so its own probe.
   std::vector<const debuginfo::ProbeSite*> sites;
   std::set<uint64_t> offsets;
-  for (const debuginfo::ProbeSite& s : r.sites)
-    if (offsets.insert(s.offset).second) sites.push_back(&s);
+  bool callee_sites = false;
+  for (const debuginfo::ProbeSite& s : r.sites) {
+    callee_sites |= !s.callers.empty();
+    if (!s.callers.empty() || offsets.insert(s.offset).second) sites.push_back(&s);
+  }
   auto add_site = [](ir::UprobeSpec& spec, const debuginfo::ProbeSite& s) {
     spec.offsets.push_back(s.offset);
     spec.semaphores.push_back(s.semaphore);
     spec.functions.push_back(s.function);
     spec.site_points.push_back(s.point);
   };
-  // .callee sites: a probe each, however many share a callee's address
-  // (each call of it from the caller has its own caller check).
-  bool callee_sites = false;
-  for (const debuginfo::ProbeSite& s : r.sites) callee_sites |= !s.callers.empty();
-  if (callee_sites) {
-    for (const debuginfo::ProbeSite& s : r.sites) {
-      ir::UprobeSpec spec = base;
-      add_site(spec, s);
-      lower_one(dp, kernel_probe(std::move(spec), s.point), &s);
-    }
-    return;
-  }
-  if (reads_probe_context(dp)) {
+  if (callee_sites || reads_probe_context(dp)) {
     for (const debuginfo::ProbeSite* s : sites) {
       ir::UprobeSpec spec = base;
       add_site(spec, *s);
@@ -193,11 +186,7 @@ ir::Node* UprobeBody::guard(ir::Node* body, ir::Probe& probe) {
   if (spec_.target_pid > 0) {
     // process(PID): every thread of that process.  (A uprobe attached for
     // one pid follows that one thread only, so the filter is here.)
-    ir::Node* pid = l_.make(ir::Op::builtin, ir::Type::long_);
-    pid->s = "pid";
-    ir::Node* same = l_.make(ir::Op::eq, ir::Type::long_);
-    same->kids = {pid, l_.num(spec_.target_pid)};
-    body = guarded(same, body);
+    body = guarded(l_.long_op(ir::Op::eq, l_.builtin_call("pid"), l_.num(spec_.target_pid)), body);
   }
   return body;
 }
@@ -207,25 +196,14 @@ ir::Node* UprobeBody::guard(ir::Node* body, ir::Probe& probe) {
 // the load bias (uaddr() - the site's link-time pc).  ustack past the
 // last frame is 0 here (c = 1), not an error: the chain is not the site's.
 ir::Node* UprobeBody::caller_check(const debuginfo::ProbeSite& site) {
-  auto builtin = [&](const char* name) {
-    ir::Node* n = l_.make(ir::Op::builtin, ir::Type::long_);
-    n->s = name;
-    return n;
-  };
-  auto binary = [&](ir::Op op, ir::Node* x, ir::Node* y) {
-    ir::Node* n = l_.make(op, ir::Type::long_);
-    n->kids = {x, y};
-    return n;
-  };
   ir::Node* all = nullptr;
   for (size_t k = 1; k <= site.callers.size(); ++k) {
-    ir::Node* frame = builtin("ustack");
-    frame->kids = {l_.num(int64_t(k))};
+    ir::Node* frame = l_.builtin_call("ustack", {l_.num(int64_t(k))});
     frame->c = 1;
-    ir::Node* expected = binary(ir::Op::add, builtin("uaddr"),
-                                l_.num(int64_t(site.callers[k - 1] - site.pc)));
-    ir::Node* same = binary(ir::Op::eq, frame, expected);
-    all = all ? binary(ir::Op::log_and, all, same) : same;
+    ir::Node* expected = l_.long_op(ir::Op::add, l_.builtin_call("uaddr"),
+                                    l_.num(int64_t(site.callers[k - 1] - site.pc)));
+    ir::Node* same = l_.long_op(ir::Op::eq, frame, expected);
+    all = all ? l_.long_op(ir::Op::log_and, all, same) : same;
   }
   return all;
 }
