@@ -12,6 +12,9 @@
 #define STAP_GLOBALS_MAP "stap_globals" /* ARRAY, 1 entry, BPF_F_MMAPABLE:
                                            header + long/string scalars */
 #define STAP_EVENTS_MAP "stap_events"   /* RINGBUF: records below */
+#define STAP_TIMING_MAP "stap_timing"   /* PERCPU_ARRAY, one struct stap_stat per
+                                        * probe (index): the run times in ns of
+                                        * its hits, kept only under stap -t */
 #define STAP_SCRATCH_MAP "stap_scratch" /* PERCPU_ARRAY, 1 entry: string
                                            temporaries and key buffers */
 /* Arrays and statistics are maps of their own: "stap_g<N>" for global N

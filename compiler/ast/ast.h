@@ -319,6 +319,9 @@ struct ProbeDecl : Node {
   // "/* <- a = begin <- a */" (alias_expansion.h: derivation_note()).
   std::vector<const AliasDecl*> via_aliases;
   const ProbeDecl* origin = nullptr;
+  // elaborate: the unread global a synthesized end probe prints at exit
+  // (global_display.h), else null.
+  const VarDecl* displays = nullptr;
 };
 
 // probe a.b = pp1, pp2 { prologue }  /  probe a.b += pp { epilogue }

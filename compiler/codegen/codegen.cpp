@@ -124,6 +124,7 @@ bool uses_probe_name(const ir::Module& m, const ir::Node* n, int depth = 0) {
 // kernel.trace("syscalls:sys_enter_*") then makes one program attached to
 // ~350 tracepoints instead of 350 programs (553 ms of codegen, measured).
 const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
+  if (m.timing) return nullptr;  // -t counts each probe's hits in its own program
   const ir::Probe& p = m.probes[index];
   bool named = uses_probe_name(m, p.body);
   auto direction = [](const ir::Probe& q) {
@@ -235,6 +236,10 @@ CodegenResult generate_object(ir::Module& module, const CodegenOptions& options)
   ms.events_map = bpf.add_map({STAP_EVENTS_MAP, kMapRingbuf, 4u << 20, 0, 0, 0});
   ms.nr_cpus = bpf.add_rodata_u32(STAP_NR_CPUS_VAR, possible_cpus());
   add_global_maps(ms);
+  if (module.timing)
+    ms.timing_map = bpf.add_map({STAP_TIMING_MAP, kMapPercpuArray,
+                                 unsigned(std::max<size_t>(1, module.probes.size())), 0, 4,
+                                 unsigned(sizeof(stap_stat))});
   ms.scratch_map = placeholder(bpf.module(), "stap_scratch.placeholder");
   ms.rodata = placeholder(bpf.module(), "stap_rodata.placeholder");
   if (!emit_programs(ms, res.error)) return res;

@@ -97,6 +97,10 @@ void ProgramEmitter::prologue() {
 
   b_.SetInsertPoint(body);
   b_.CreateStore(i64c(1), scratch_);
+  if (ms_.timing_map) {
+    start_ns_ = m_.entry_alloca(m_.i64, "start_ns");
+    b_.CreateStore(helper(kKtimeGetNs, m_.i64, {}), start_ns_);
+  }
   err_loc_ = m_.entry_alloca(m_.i64, "err_loc");
   err_msg_ = m_.entry_alloca(m_.ptr, "err_msg");
   actions_ = m_.entry_alloca(m_.i64, "actions");
@@ -105,8 +109,26 @@ void ProgramEmitter::prologue() {
   error_bb_ = block("error");
   IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(exit_bb_);
+  if (ms_.timing_map) record_run_time();
   b_.CreateStore(i64c(0), scratch_);
   b_.CreateRet(program_result());
+}
+
+// -t: this run's time (ns, the body only) into this CPU's statistic of the
+// probe, which the runtime merges into the probe hit report.
+void ProgramEmitter::record_run_time() {
+  Value* elapsed = b_.CreateSub(helper(kKtimeGetNs, m_.i64, {}), b_.CreateLoad(m_.i64, start_ns_));
+  AllocaInst* index = m_.entry_alloca(m_.i32, "probe_index");
+  b_.CreateStore(b_.getInt32(uint32_t(&probe_ - ms_.ir.probes.data())), index);
+  Value* stat = helper(kMapLookupElem, m_.ptr, {ms_.timing_map, index});
+  BasicBlock* have = block("have_timing");
+  BasicBlock* done = block("timing_done");
+  b_.CreateCondBr(b_.CreateIsNull(stat), done, have);
+  b_.SetInsertPoint(have);
+  runtime_call("stp_stat_add", Type::getVoidTy(m_.module().getContext()),
+               {stat, elapsed, i64c(0), i64c(0), i64c(0), i64c(0)});
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 // An uncaught error: one STAP_REC_ERROR record (a lost one is counted),

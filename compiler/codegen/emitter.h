@@ -63,6 +63,7 @@ struct ModuleState {
   llvm::GlobalVariable* stack_map = nullptr;       // stacks (emit_stack.cpp), made on first use
   llvm::GlobalVariable* stack_lost_map = nullptr;
   llvm::GlobalVariable* upids_map = nullptr;
+  llvm::GlobalVariable* timing_map = nullptr;      // STAP_TIMING_MAP, under -t only
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -157,6 +158,7 @@ class ProgramEmitter {
 
   // emit_stmt.cpp: statements, control flow, errors, calls
   void prologue();
+  void record_run_time();
   void stmt(const ir::Node* n);
   void stmt_loop(const ir::Node* n);
   void stmt_try(const ir::Node* n);
@@ -305,6 +307,7 @@ class ProgramEmitter {
   llvm::Value* globals_ = nullptr;  // stap_globals[0]
   llvm::Value* scratch_ = nullptr;  // stap_scratch[0] (this CPU's)
   llvm::BasicBlock* exit_bb_ = nullptr;
+  llvm::Value* start_ns_ = nullptr;  // -t: when the body began
   llvm::BasicBlock* error_bb_ = nullptr;
   llvm::AllocaInst* err_loc_ = nullptr;
   llvm::AllocaInst* verdict_ = nullptr;  // ProgramContext::verdict

@@ -60,7 +60,9 @@ bool lower_pass(const Program& program, const BackendConfig& config, const Sourc
   options.kernel_hz = config.kernel_hz;
   // The kernel facts pass 3 reads: the running kernel's, as pass 2's.
   options.btf = running_kernel_btf_if_loaded;
-  return lower_program(program, options, sources, diags, out);
+  if (!lower_program(program, options, sources, diags, out)) return false;
+  out.timing = config.timing;
+  return true;
 }
 
 bool apply_global_settings(const std::vector<std::string>& settings, ir::Module& module,

@@ -27,6 +27,7 @@ struct BackendConfig {
   std::string script_name;
   int64_t kernel_hz = 0;                      // CONFIG_HZ, 0 = unknown
   std::vector<std::string> global_settings;   // -G VAR=VALUE
+  bool timing = false;                        // -t: probes keep their hit counts and times
 };
 
 // Pass 3: lowers `program` into `out`; false after reporting errors into

@@ -167,6 +167,7 @@ std::string cache_key(const CacheInputs& in) {
   key.flag("keep-unused", in.keep_unused);
   key.flag("no-warnings", in.suppress_warnings);
   key.flag("global-display", in.global_var_display);
+  key.flag("timing", in.timing);
   key.field("kernel", in.kernel_release);
   if (!in.target_program.empty()) key.field("target-program", in.target_program);
   return key.hex();

@@ -47,6 +47,7 @@ struct CacheInputs {
   std::vector<std::string> tapset_dirs;    // default, then -I: contents hashed
   bool guru = false, keep_unused = false, suppress_warnings = false;
   bool global_var_display = true;
+  bool timing = false;  // -t
   std::vector<std::string> global_settings;  // -G
   std::string kernel_release;
   // A bare process.function's program comes from -c/-x (Program::

@@ -106,6 +106,7 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   in.keep_unused = o.keep_unused;
   in.suppress_warnings = o.suppress_warnings;
   in.global_var_display = o.global_var_display;
+  in.timing = o.timing;
   in.global_settings = o.global_settings;
   in.kernel_release = config.env.kernel_vr;
   in.target_program = target_program(o);
@@ -166,6 +167,7 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
   BackendConfig config;
   config.script_name = o.script_name;
   config.global_settings = o.global_settings;
+  config.timing = o.timing;
   std::string error;
   auto hz = fe.config().env.kernel_config.find("CONFIG_HZ");
   if (hz != fe.config().env.kernel_config.end()) config.kernel_hz = std::atoll(hz->second.c_str());

@@ -168,6 +168,7 @@ size_t add_global_display(Program& program, Arena& arena) {
     point->components.push_back({"end", nullptr, g->loc});
     probe->points.push_back(point);
     probe->derived_from.push_back(point);
+    probe->displays = g;
     Stmt* display = g->is_array ? array_display(b, g, probe->locals) : scalar_display(b, g);
     // These probes come after stap's optimiser: their body stays a block
     // around the statement, "{ {\ndisplay;\n} }" in -p2 -v either way.

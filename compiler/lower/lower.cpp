@@ -305,7 +305,25 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
   }
   if (kinds_.empty()) kinds_.resize(kind_rows());
   if (!kinds_[size_t(row)]) kinds_[size_t(row)] = make_kind(row, *this);
+  size_t first = out_.probes.size();
   kinds_[size_t(row)]->lower(dp);
+  for (size_t i = first; i < out_.probes.size(); ++i) describe_origin(dp, out_.probes[i]);
+}
+
+// What the -t report and the output formats say of a probe: the user's
+// probe's place, the points it came through (as stap's derived_locations()
+// words them: from the innermost alias's point outwards to the user's;
+// the concrete point itself is the report's pp), and the global a
+// synthesized display probe prints.
+void Lowerer::describe_origin(const DerivedProbe& dp, ir::Probe& probe) {
+  const ast::ProbeDecl& user = dp.decl->origin ? *dp.decl->origin : *dp.decl;
+  probe.location = where(user.loc);
+  std::vector<const ast::ProbePoint*> chain(dp.decl->derived_from.rbegin(),
+                                            dp.decl->derived_from.rend());
+  if (chain.empty()) chain.push_back(dp.point);
+  probe.derivation.clear();
+  for (const ast::ProbePoint* p : chain) probe.derivation += " from: " + p->to_string();
+  if (dp.decl->displays) probe.displays_global = global_index(dp.decl->displays);
 }
 
 void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe&& probe, BodyContext& context) {

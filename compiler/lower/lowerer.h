@@ -210,6 +210,7 @@ class Lowerer {
   void collect_histograms();
   void lower_functions();
   void lower_probe(const DerivedProbe& dp);
+  void describe_origin(const DerivedProbe& dp, ir::Probe& probe);
   void finish_entry_values(ir::Probe& probe);
 
   const Program& program_;

@@ -514,4 +514,11 @@ std::optional<StatValue> GlobalStore::stat_get(size_t g, const Key& key) const {
   return out;
 }
 
+int64_t stat_variance(const StatValue& st) {
+  if (st.count < 2) return 0;
+  __int128 n = st.count;
+  __int128 num = n * st.sum_squares - static_cast<__int128>(st.sum) * st.sum;
+  return static_cast<int64_t>(num / (n * (n - 1)));
+}
+
 }  // namespace stap

@@ -47,6 +47,10 @@ struct StatValue {
   std::vector<int64_t> buckets;  // HistShape::buckets() entries
 };
 
+// @variance of merged values, as the BPF side computes it:
+// (n * sum_squares - sum^2) / (n * (n - 1)) truncated, 0 below two values.
+int64_t stat_variance(const StatValue& st);
+
 class GlobalStore {
  public:
   // Over the maps of a loaded object (found by name; the globals map

@@ -52,7 +52,7 @@ int64_t stat_column(const StatValue& st, ir::StatOp op) {
     case ir::StatOp::min: return st.min;
     case ir::StatOp::max: return st.max;
     case ir::StatOp::avg: return st.count ? st.sum / st.count : 0;
-    case ir::StatOp::variance: return interp::variance(st);
+    case ir::StatOp::variance: return stat_variance(st);
   }
   return st.count;
 }

@@ -495,16 +495,9 @@ int64_t Interpreter::Impl::aggregate(const Node& n) {
     case ir::StatOp::min: return st->min;
     case ir::StatOp::max: return st->max;
     case ir::StatOp::avg: return st->sum / st->count;
-    case ir::StatOp::variance: return interp::variance(*st);
+    case ir::StatOp::variance: return stat_variance(*st);
   }
   return 0;
-}
-
-int64_t interp::variance(const StatValue& st) {
-  if (st.count < 2) return 0;
-  __int128 n = st.count;
-  __int128 num = n * st.sum_squares - static_cast<__int128>(st.sum) * st.sum;
-  return static_cast<int64_t>(num / (n * (n - 1)));
 }
 
 int64_t Interpreter::Impl::bucket(const Node& n) {

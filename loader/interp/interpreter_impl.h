@@ -47,8 +47,6 @@ inline constexpr int kMaxNesting = 64;
 // stap's MAXACTION_INTERRUPTIBLE is MAXACTION times this.
 inline constexpr int64_t kInterruptibleFactor = 10;
 
-// @variance of merged values (see interpreter.cpp's model).
-int64_t variance(const StatValue& st);
 // Whether `key` matches a slice pattern (nullopt = '*').
 bool key_matches(const Key& key, const std::vector<std::optional<Value>>& pattern);
 

@@ -23,6 +23,7 @@
 #include "bpf_runtime/stap_layout.h"
 #include "loader/output/event_drain.h"
 #include "loader/output/folded_stacks.h"
+#include "loader/output/probe_timing.h"
 #include "loader/interp/global_store.h"
 #include "loader/interp/interpreter.h"
 #include "loader/attach/interval_timer.h"
@@ -105,6 +106,7 @@ class Session {
   std::unique_ptr<Interpreter> interpreter_;
   std::unique_ptr<RecordDecoder> decoder_;
   std::unique_ptr<StackSymbols> stacks_;  // stack codes and symbols (stack_symbols.h)
+  std::unique_ptr<ProbeTiming> timing_;   // -t (probe_timing.h)
   ring_buffer* ring_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<IntervalTimer> timers_;
@@ -243,6 +245,7 @@ bool Session::init_globals() {
   host.warn = [this](const std::string& message) { warn(message); };
   if (!options_.module_name.empty()) host.module_name = options_.module_name;
   interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
+  if (module_.timing) timing_ = std::make_unique<ProbeTiming>(module_);
   return true;
 }
 
@@ -305,7 +308,9 @@ void Session::run_for_running_tasks() {
 }
 
 void Session::run_user_probe(size_t index, int subject) {
+  int64_t start = timing_ ? clock_ns(CLOCK_MONOTONIC) : 0;
   ProbeOutcome outcome = interpreter_->run_probe(index, subject);
+  if (timing_) timing_->add(index, clock_ns(CLOCK_MONOTONIC) - start);
   if (!outcome.error) return;
   ++user_errors_;
   report_error(outcome.message);
@@ -589,6 +594,13 @@ int Session::finish() {
     std::string error;
     if (!write_folded_stacks(options_.folded_file, module_, *store_, *stacks_, error))
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+  }
+  if (timing_) {
+    bpf_map* times = bpf_object__find_map_by_name(obj_, STAP_TIMING_MAP);
+    timing_->add_kernel(times ? bpf_map__fd(times) : -1, store_->possible_cpus());
+    std::string report = timing_->report();
+    std::fwrite(report.data(), 1, report.size(), out_);
+    std::fflush(out_);
   }
   if (uint64_t lost = stacks_->lost_captures())
     warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "

@@ -85,7 +85,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR06");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR07");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -233,9 +233,10 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR06";
+    std::string bytes = "STAPIR07";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
+    bytes += '\0';  // not timed
     bytes += "\xff\xff\xff\xff\x0f";  // globals: 2^32 - 1
     CHECK(read_error(bytes) == "bad module: count exceeds input");
   }

@@ -216,6 +216,14 @@ struct Probe {
   std::vector<Type> slots;         // locals
   Node* body = nullptr;
   std::string program_name;        // kernel context: the BPF program's name, set by codegen
+  // For stap's -t report: where the user's probe is ("t.stp:3:1") and the
+  // points it was derived through (" from: syscall.read"), as stap prints.
+  std::string location;
+  std::string derivation;
+  // A synthesized end probe that prints an unread global at exit
+  // (elaborate/global_display.h): that global's index, else -1.  Output
+  // formats other than text write the global from the maps instead.
+  int64_t displays_global = -1;
 
   template <class Spec>
   bool is() const { return std::holds_alternative<Spec>(spec); }
@@ -248,6 +256,7 @@ class Module {
  public:
   std::string script_name;         // for messages
   Limits limits;
+  bool timing = false;             // -t: each probe's hits and run times are kept
   std::vector<Global> globals;
   std::vector<Function> functions;
   std::vector<Probe> probes;

@@ -3,7 +3,7 @@
 // that the interpreter and the loader can trust a module that came out of
 // an object file exactly as much as one lowering built.
 //
-// Encoding: "STAPIR06", then unsigned LEB128 varints; signed values are
+// Encoding: "STAPIR07", then unsigned LEB128 varints; signed values are
 // zigzag-encoded; strings are a length and the bytes; a node is op, type,
 // a, b, c, s, kid count, kids (pre-order), int count, ints, loc; a body is
 // a presence byte and a node.
@@ -20,7 +20,7 @@ namespace {
 
 // 02: probe specs per kind (ir/probe_spec.h), written as the variant
 // index and the kind's fields.
-constexpr char kMagic[] = "STAPIR06";
+constexpr char kMagic[] = "STAPIR07";
 constexpr size_t kMagicLen = 8;
 // Deeper trees than this are refused rather than risking the reader's (and
 // later the interpreter's) stack: a left-nested chain of 4000 operators is
@@ -245,6 +245,9 @@ void Reader::probe(Probe& p) {
   p.slots = types();
   p.body = body();
   p.program_name = str();
+  p.location = str();
+  p.derivation = str();
+  p.displays_global = i();
 }
 
 void Reader::module() {
@@ -256,6 +259,7 @@ void Reader::module() {
   m_.limits.maxmapentries = i();
   m_.limits.maxerrors = i();
   m_.limits.maxaction = i();
+  m_.timing = u() != 0;
   m_.globals.resize(count());
   for (Global& g : m_.globals) global(g);
   m_.functions.resize(count());
@@ -469,6 +473,8 @@ void check_module(const Module& m) {
   for (size_t p = 0; p < m.probes.size(); ++p) {
     const Probe& pr = m.probes[p];
     if (!pr.body) throw Malformed("probe " + std::to_string(p) + ": no body");
+    if (pr.displays_global < -1 || pr.displays_global >= int64_t(m.globals.size()))
+      throw Malformed("probe " + std::to_string(p) + ": displays no such global");
     Checker(m, pr.slots, "probe " + std::to_string(p)).check(*pr.body);
   }
 }
@@ -483,6 +489,7 @@ std::string serialize(const Module& m) {
   w.i(m.limits.maxmapentries);
   w.i(m.limits.maxerrors);
   w.i(m.limits.maxaction);
+  w.u(m.timing);
   w.u(m.globals.size());
   for (const Global& g : m.globals) {
     w.str(g.name);
@@ -522,6 +529,9 @@ std::string serialize(const Module& m) {
     w.types(p.slots);
     w.body(p.body);
     w.str(p.program_name);
+    w.str(p.location);
+    w.str(p.derivation);
+    w.i(p.displays_global);
   }
   w.u(m.formats.size());
   for (const std::string& f : m.formats) w.str(f);
