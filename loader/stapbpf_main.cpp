@@ -27,7 +27,8 @@ void usage(std::FILE* to) {
       "   -c CMD     start the probes, run CMD, and exit when it finishes\n"
       "   -x PID     set target() to PID\n"
       "   -T SEC     stop the script after SEC seconds\n"
-      "   -s NUM     event buffer size in MB\n",
+      "   -s NUM     event buffer size in MB\n"
+      "   --format=json  print the output as JSON lines (default: text)\n",
       to);
 }
 
@@ -52,8 +53,15 @@ int main(int argc, char** argv) {
   stap::RunOptions options;
   opterr = 0;
   int c;
-  while ((c = getopt(argc, argv, "+hvwo:c:x:T:s:")) != -1) {
+  enum { opt_format = 256 };
+  const option longs[] = {{"format", required_argument, nullptr, opt_format}, {nullptr, 0, nullptr, 0}};
+  while ((c = getopt_long(argc, argv, "+hvwo:c:x:T:s:", longs, nullptr)) != -1) {
     switch (c) {
+      case opt_format:
+        if (std::strcmp(optarg, "text") != 0 && std::strcmp(optarg, "json") != 0)
+          return usage_error(std::string("invalid --format '") + optarg + "': expected text or json");
+        options.json = std::strcmp(optarg, "json") == 0;
+        break;
       case 'h': usage(stdout); return 0;
       case 'v': ++options.verbose; break;
       case 'w': options.suppress_warnings = true; break;
@@ -72,6 +80,8 @@ int main(int argc, char** argv) {
           return usage_error(std::string("invalid buffer size '") + optarg + "' (1-4095)");
         break;
       default:
+        if (optopt == opt_format) return usage_error("option '--format' requires an argument");
+        if (optopt == 0) return usage_error(std::string("unrecognized option '") + argv[optind - 1] + "'");
         if (optopt && std::strchr("ocxTs", optopt))
           return usage_error(std::string("option requires an argument -- '") +
                              static_cast<char>(optopt) + "'");

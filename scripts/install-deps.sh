@@ -10,9 +10,10 @@ build_packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev linux-libc-dev
-  libfmt-dev catch2
+  libfmt-dev catch2 nlohmann-json3-dev
   liblzma-dev systemtap-sdt-dev
   groff-base man-db dpkg-dev
+  python3  # the live tests read JSON output with its parser
 )
 if [ "${1:-}" = "--guest" ]; then
   packages=("${guest_packages[@]}")

@@ -27,6 +27,7 @@ enum LongOnly {
   opt_ldd,
   opt_all_modules,
   opt_folded,
+  opt_format,
   opt_dump_probe_types,
   opt_dump_probe_aliases,
   opt_unsupported,  // a real stap option this engine has no use for
@@ -232,6 +233,11 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       later("-G");
       break;
     case opt_folded: o_.folded_file = arg; break;
+    case opt_format:
+      if (std::string(arg) != "text" && std::string(arg) != "json")
+        return fail(std::string("Invalid --format '") + arg + "': expected text or json.");
+      o_.json_output = std::string(arg) == "json";
+      break;
     case opt_dump_probe_types: case opt_dump_probe_aliases:
       if (!o_.list_pattern.empty() || o_.dump != Options::Dump::none)
         return fail("ERROR: only one of the -l/-L/--dump-* switches may be specified");
@@ -267,6 +273,7 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"ldd", no_argument, nullptr, opt_ldd},
       {"all-modules", no_argument, nullptr, opt_all_modules},
       {"folded", required_argument, nullptr, opt_folded},
+      {"format", required_argument, nullptr, opt_format},
       {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
       {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
@@ -401,6 +408,7 @@ void print_usage(std::ostream& out) {
          "   --no-global-var-display   do not print unread globals at exit\n"
          "   --suppress-handler-errors quietly skip probe handlers that fail\n"
          "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n"
+         "   --format=json  print the output as JSON lines (default: text)\n"
          "   --dump-probe-types     list the probe point patterns this engine supports\n"
          "   --dump-probe-aliases   list the probe aliases of the tapset library\n";
 }

@@ -52,6 +52,7 @@ struct Options {
   std::vector<std::string> global_settings; // -G VAR=VAL
   bool suppress_handler_errors = false;     // --suppress-handler-errors
   std::string folded_file;                  // --folded=FILE (loader/folded_stacks.h)
+  bool json_output = false;                 // --format=json (loader/output/output_sink.h)
 
   // "-c", "-o", ... as given, in order: the options of passes 3-5.
   std::vector<std::string> later_pass_options;

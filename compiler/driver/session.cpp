@@ -129,6 +129,7 @@ RunOptions run_options(const Options& o, const std::string& module_name) {
   r.buffer_mb = o.buffer_mb;
   r.suppress_handler_errors = o.suppress_handler_errors;
   r.folded_file = o.folded_file;
+  r.json = o.json_output;
   r.symbol_modules = o.symbol_modules;
   return r;
 }

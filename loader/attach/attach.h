@@ -22,6 +22,9 @@ struct AttachReport {
   std::function<void(const std::string&)> warn;
   // The -c/-x target (0: none), which perf probes' .process count in.
   int target_pid = 0;
+  // Set by attaching where a kind has more than one mechanism ("fentry",
+  // "kprobe.multi", "uprobe.multi" ...); empty: the kind's one.
+  mutable std::string mechanism;
   // A warning through `warn`, else "WARNING: ..." on stderr.
   void warning(const std::string& message) const;
 };

@@ -210,7 +210,8 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, const ir::KfuncSpec& kfun
   auto t0 = std::chrono::steady_clock::now();
   if (fentry && bpf_program__autoload(fentry)) {
     if (!attach_fentry(fentry, p, links, error)) return false;
-    if (verbose) say_mechanism(p, kfunc.is_return ? "fexit" : "fentry", 1, t0);
+    report.mechanism = kfunc.is_return ? "fexit" : "fentry";
+    if (verbose) say_mechanism(p, report.mechanism.c_str(), 1, t0);
     return true;
   }
   bool kprobe_loaded = kprobe && bpf_program__autoload(kprobe);
@@ -222,6 +223,7 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, const ir::KfuncSpec& kfun
   if (as_multi) {
     if (attach_multi(as_multi, p, links, error)) {
       const char* name = kfunc.is_return ? "kretprobe.multi" : "kprobe.multi";
+      report.mechanism = name;
       if (verbose) say_mechanism(p, name, kfunc.functions.size(), t0);
       return true;
     }
@@ -238,6 +240,7 @@ bool attach_kfunc(bpf_object* obj, const ir::Probe& p, const ir::KfuncSpec& kfun
   }
   size_t attached = 0;
   if (!attach_kprobes(kprobe, p, links, report, attached, error)) return false;
+  report.mechanism = kind;
   if (verbose) say_mechanism(p, kind, attached, t0);
   return true;
 }

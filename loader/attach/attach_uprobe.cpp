@@ -130,6 +130,7 @@ bool attach_uprobe(bpf_object* obj, const ir::Probe& p, const ir::UprobeSpec& up
   if (multi && bpf_program__autoload(multi)) {
     if (attach_multi(multi, p, error)) {
       const char* name = uprobe.is_return ? "uretprobe.multi" : "uprobe.multi";
+      report.mechanism = name;
       if (verbose) say_attached(p, name, uprobe.offsets.size(), t0);
       return true;
     }

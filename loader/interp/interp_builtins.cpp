@@ -56,8 +56,7 @@ std::string read_line(const std::string& path) {
 // ---------------------------------------------------------------- control
 
 Value b_log(Impl& in, Args& a, const Node&) {
-  std::string line = a[0].str + "\n";
-  std::fwrite(line.data(), 1, line.size(), in.host.out);
+  in.sink->print(a[0].str + "\n");
   return num(0);
 }
 
@@ -413,8 +412,7 @@ std::string stack_text(Impl& in, const Node& n, const Value& v) {
   return stack_symbols().stack_lines(v.str, v.num, user, user ? stack_process(in, v.str) : 0);
 }
 Value b_print_stack(Impl& in, Args& a, const Node& n) {
-  std::string text = stack_text(in, n, a[0]);
-  std::fwrite(text.data(), 1, text.size(), in.host.out);
+  in.sink->print(stack_text(in, n, a[0]));
   return num(0);
 }
 // sprint_stack keeps whole lines only, up to MAXSTRINGLEN bytes in all.

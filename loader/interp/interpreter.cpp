@@ -52,6 +52,8 @@ using ir::Type;
 Interpreter::Impl::Impl(const ir::Module& module, GlobalStore& s, InterpreterHost& h)
     : m(module), store(s), host(h) {
   formats.resize(module.formats.size());
+  if (!host.sink) own_sink = std::make_unique<OutputSink>(host.out, OutputFormat::text);
+  sink = host.sink ? host.sink : own_sink.get();
 }
 
 Interpreter::Interpreter(const ir::Module& module, GlobalStore& store, InterpreterHost host)
@@ -356,8 +358,7 @@ Value Interpreter::Impl::eval(const Node& n) {
     case Op::call: return call(n);
     case Op::builtin: return builtin(n);
     case Op::printf: {
-      std::string text = format_call(n, false);
-      std::fwrite(text.data(), 1, text.size(), host.out);
+      sink->print(format_call(n, false));
       return Value::of(int64_t{0});
     }
     case Op::sprintf: return Value::of(format_call(n, true));
@@ -472,12 +473,15 @@ void Interpreter::Impl::delete_elements(const Node& n) {
 
 // ---------------------------------------------------------------- statistics
 
-std::optional<StatValue> Interpreter::Impl::stat_of(const Node& n, size_t keys) {
-  const auto g = static_cast<size_t>(n.a);
+Key Interpreter::Impl::stat_key(const Node& n, size_t keys) {
   Key key = eval_keys(n, 0, keys);
   for (Value& v : key)
     if (v.is_string) v.str = cut(std::move(v.str));
-  std::optional<StatValue> st = store.stat_get(g, key);
+  return key;
+}
+
+std::optional<StatValue> Interpreter::Impl::stat_of(const Node& n, size_t keys) {
+  std::optional<StatValue> st = store.stat_get(static_cast<size_t>(n.a), stat_key(n, keys));
   if (st && st->count == 0) st.reset();
   return st;
 }
@@ -520,7 +524,7 @@ void Interpreter::Impl::print_histogram(const Node& n) {
   h.buckets = st ? st->buckets : std::vector<int64_t>(static_cast<size_t>(g.hist.buckets()), 0);
   std::optional<std::string> text = format_histogram(h);
   if (!text) raise("empty aggregate", n);
-  std::fwrite(text->data(), 1, text->size(), host.out);
+  sink->histogram(g.name, stat_key(n, n.kids.size()), h, *text);
 }
 
 // ---------------------------------------------------------------- calls, printf

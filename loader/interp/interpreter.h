@@ -12,13 +12,15 @@
 #include <string>
 
 #include "loader/interp/global_store.h"
+#include "loader/output/output_sink.h"
 #include "ir/ir.h"
 
 namespace stap {
 
 // What the interpreter needs from the session around it.
 struct InterpreterHost {
-  std::FILE* out = stdout;                    // printf output
+  std::FILE* out = stdout;                    // printf output, as text
+  OutputSink* sink = nullptr;                 // or through this (output_sink.h)
   int64_t target_pid = 0;                     // target()
   std::function<void()> request_exit;         // exit()
   // abort(): end the session without running end probes; when unset,

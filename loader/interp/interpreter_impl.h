@@ -86,6 +86,7 @@ struct Interpreter::Impl {
   std::string cut(std::string s) const;
   const std::vector<PrintfPiece>& format(size_t index, const ir::Node& at);
   std::string format_call(const ir::Node& n, bool to_string);
+  Key stat_key(const ir::Node& n, size_t keys);  // a statistic's key, strings cut
   std::optional<StatValue> stat_of(const ir::Node& n, size_t keys);
   std::string set_procfs_text(std::string text, const ir::Node& at);
   Value set_element(const ir::Node& n);
@@ -111,6 +112,9 @@ struct Interpreter::Impl {
   const ir::Module& m;
   GlobalStore& store;
   InterpreterHost& host;
+  // host.sink, or a text sink over host.out when the host gave none.
+  std::unique_ptr<OutputSink> own_sink;
+  OutputSink* sink = nullptr;
 
   std::vector<std::unique_ptr<std::vector<PrintfPiece>>> formats;
   std::map<std::string, std::unique_ptr<interp::CompiledRegex>> regexes;

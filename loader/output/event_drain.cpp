@@ -194,10 +194,13 @@ DecodedRecord RecordDecoder::decode_hist(uint32_t id, const char* p, size_t n) c
   if (!key) return malformed("histogram record with a key of " + std::to_string(n) + " bytes");
   std::optional<StatValue> value = stats_ ? stats_(id, *key) : std::nullopt;
   // An empty statistic prints nothing, as stap prints nothing for it.
-  if (!value) return DecodedRecord{DecodedRecord::Kind::print, {}};
+  if (!value) value = StatValue{0, 0, 0, 0, 0, std::vector<int64_t>(size_t(g.hist.buckets()), 0)};
   try {
-    std::optional<std::string> text = format_histogram(histogram_of(g.hist, *value));
-    return DecodedRecord{DecodedRecord::Kind::print, text.value_or("")};
+    Histogram h = histogram_of(g.hist, *value);
+    std::optional<std::string> text = format_histogram(h);
+    DecodedRecord r{DecodedRecord::Kind::print, text.value_or(""), {}};
+    r.hist = DecodedRecord::Hist{id, std::move(*key), std::move(h)};
+    return r;
   } catch (const std::invalid_argument& e) {
     return malformed(e.what());
   }

@@ -31,6 +31,14 @@ struct DecodedRecord {
   enum class Kind { print, exit, error, malformed, warn, abort } kind = Kind::malformed;
   std::string text;  // print: the bytes to write; error: the ERROR line's
                      // message; warn: the WARNING's; malformed: what was wrong
+  // A print(@hist_*(G[key])): which statistic, and its histogram (the
+  // JSON output's; text holds stap's text for it).
+  struct Hist {
+    size_t global = 0;
+    Key key;
+    Histogram histogram;
+  };
+  std::optional<Hist> hist;
 };
 
 // Reads a statistic (global, key) merged over CPUs; nullopt when absent.

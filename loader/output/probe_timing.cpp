@@ -52,4 +52,24 @@ std::string ProbeTiming::report() const {
   return out;
 }
 
+void ProbeTiming::write(OutputSink& sink) const {
+  if (!sink.json()) return sink.print(report());
+  for (size_t i = 0; i < times_.size(); ++i) {
+    const StatValue& t = times_[i];
+    if (t.count == 0) continue;
+    const ir::Probe& p = module_.probes[i];
+    // The derivation is " from: A from: B": its points, as a list.
+    Json from = Json::array();
+    constexpr std::string_view sep = " from: ";
+    for (size_t at = p.derivation.find(sep); at != std::string::npos;) {
+      size_t next = p.derivation.find(sep, at + sep.size());
+      from.push_back(p.derivation.substr(at + sep.size(), next == std::string::npos ? next : next - at - sep.size()));
+      at = next;
+    }
+    sink.record({{"type", "timing"}, {"index", i}, {"pp", p.pp}, {"location", p.location},
+                 {"hits", t.count}, {"min", t.min}, {"avg", t.sum / t.count}, {"max", t.max},
+                 {"variance", stat_variance(t)}, {"from", from}});
+  }
+}
+
 }  // namespace stap

@@ -16,6 +16,7 @@
 
 #include "ir/ir.h"
 #include "loader/interp/global_store.h"
+#include "loader/output/output_sink.h"
 
 namespace stap {
 
@@ -30,6 +31,10 @@ class ProbeTiming {
 
   const StatValue& probe(size_t index) const { return times_.at(index); }
   std::string report() const;
+  // The report as text, or in JSON a timing record per probe that ran:
+  // {"type":"timing","index","pp","location","hits","min","avg","max",
+  //  "variance","from":[...]} (nanoseconds).
+  void write(OutputSink& sink) const;
 
  private:
   const ir::Module& module_;

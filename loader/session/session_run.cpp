@@ -18,11 +18,14 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <variant>
 
 #include "loader/attach/attach.h"
 #include "bpf_runtime/stap_layout.h"
 #include "loader/output/event_drain.h"
 #include "loader/output/folded_stacks.h"
+#include "loader/output/global_json.h"
+#include "loader/output/output_sink.h"
 #include "loader/output/probe_timing.h"
 #include "loader/interp/global_store.h"
 #include "loader/interp/interpreter.h"
@@ -63,6 +66,7 @@ class Session {
 
  private:
   bool prepare(std::string_view object);
+  int run_prepared();
   bool open_output();
   bool init_globals();
   bool start_events();
@@ -71,6 +75,7 @@ class Session {
   void run_user_probe(size_t index, int subject = 0);
   void run_for_running_tasks();
   bool attach_all();
+  Json attached_json() const;
   bool start_timers();
   bool start_procfs();
   void run_procfs(size_t file);
@@ -100,6 +105,8 @@ class Session {
   int timeout_fd_ = -1;
   ir::Module module_;
   std::FILE* out_ = stdout;
+  std::unique_ptr<OutputSink> sink_;  // over out_, text or JSON lines
+  Json attached_ = Json::array();  // per attached probe, for JSON
   int64_t last_flush_ms_ = 0;  // CLOCK_MONOTONIC ms of the last output flush
   bpf_object* obj_ = nullptr;
   std::unique_ptr<GlobalStore> store_;
@@ -141,6 +148,15 @@ Session::~Session() {
 
 int Session::run(std::string_view object) {
   if (!prepare(object)) return 1;
+  int status = run_prepared();
+  if (sink_->json()) {
+    sink_->record({{"type", "exit"}, {"status", status}});
+    sink_->flush();
+  }
+  return status;
+}
+
+int Session::run_prepared() {
   run_probes(ir::SessionSpec::Event::begin);
   if (stop_ == Stop::none && signal_pending()) request_stop(Stop::signal);
   if (stop_ == Stop::none) {
@@ -150,6 +166,7 @@ int Session::run(std::string_view object) {
       child_.abort();
       return 1;
     }
+    if (sink_->json()) sink_->record(attached_json());
     __atomic_store_n(&store_->header().state, STAP_STATE_RUNNING, __ATOMIC_SEQ_CST);
     run_for_running_tasks();
   }
@@ -203,6 +220,7 @@ bool Session::open_output() {
   bool tty = isatty(fileno(out_));
   char* buffer = out_ == stdout ? stdout_buffer : nullptr;
   std::setvbuf(out_, buffer, tty ? _IOLBF : _IOFBF, sizeof stdout_buffer);
+  sink_ = std::make_unique<OutputSink>(out_, options_.json ? OutputFormat::json : OutputFormat::text);
   return true;
 }
 
@@ -239,6 +257,7 @@ bool Session::init_globals() {
 
   InterpreterHost host;
   host.out = out_;
+  host.sink = sink_.get();
   host.target_pid = h.target_pid;
   host.request_exit = [this] { request_stop(Stop::exit); };
   host.request_abort = [this] { request_stop(Stop::abort); };
@@ -308,6 +327,12 @@ void Session::run_for_running_tasks() {
 }
 
 void Session::run_user_probe(size_t index, int subject) {
+  // The text display of a global written but never read becomes its
+  // record in JSON (global_json.h).
+  if (int64_t g = module_.probes[index].displays_global; g >= 0 && sink_->json()) {
+    sink_->record(global_json(module_, *store_, size_t(g)));
+    return;
+  }
   int64_t start = timing_ ? clock_ns(CLOCK_MONOTONIC) : 0;
   ProbeOutcome outcome = interpreter_->run_probe(index, subject);
   if (timing_) timing_->add(index, clock_ns(CLOCK_MONOTONIC) - start);
@@ -323,12 +348,21 @@ bool Session::attach_all() {
     std::string error;
     AttachReport report{options_.verbose, [this](const std::string& m) { warn(m); }};
     report.target_pid = int(store_->header().target_pid);
+    size_t links_before = links_.size();
     if (!attach_probe(obj_, p, links_, attached, error, report)) {
       std::fprintf(stderr, "ERROR: %s\n", error.c_str());
       return false;
     }
+    std::string mechanism = report.mechanism;
+    if (mechanism.empty()) mechanism = std::visit([](const auto& s) { return s.kind_name(); }, p.spec);
+    attached_.push_back({{"pp", p.pp}, {"mechanism", mechanism}, {"links", links_.size() - links_before}});
   }
   return true;
+}
+
+// The attached record: every kernel-context probe with its mechanism.
+Json Session::attached_json() const {
+  return {{"type", "attached"}, {"probes", attached_.size()}, {"list", attached_}};
 }
 
 // The procfs probes' files exist from before the begin probes on, as
@@ -490,7 +524,10 @@ int Session::on_record(void* ctx, void* data, size_t size) {
   DecodedRecord r = s.decoder_->decode(data, size);
   switch (r.kind) {
     case DecodedRecord::Kind::print:
-      std::fwrite(r.text.data(), 1, r.text.size(), s.out_);
+      if (r.hist)
+        s.sink_->histogram(s.module_.globals[r.hist->global].name, r.hist->key, r.hist->histogram, r.text);
+      else
+        s.sink_->print(r.text);
       break;
     case DecodedRecord::Kind::exit:
       s.request_stop(Stop::exit);
@@ -532,8 +569,7 @@ void Session::request_stop(Stop why) {
 // MAXERRORS, and the count in the closing warning.
 void Session::report_error(const std::string& message) {
   if (options_.suppress_handler_errors) return;
-  std::fflush(out_);
-  std::fprintf(stderr, "ERROR: %s\n", message.c_str());
+  sink_->error(message);
   ++errors_said_;
   if (errors_read() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
@@ -546,14 +582,14 @@ void Session::warn(const std::string& message) {
     constexpr size_t kMaxRemembered = 1024;
     if (warned_.count(message)) return;
     if (warned_.size() == kMaxRemembered) {
-      if (!warned_full_) std::fprintf(stderr, "WARNING deduplication table full\n");
+      if (!warned_full_ && sink_->json()) sink_->warning("deduplication table full");
+      else if (!warned_full_) std::fprintf(stderr, "WARNING deduplication table full\n");
       warned_full_ = true;
     } else {
       warned_.insert(message);
     }
   }
-  std::fflush(out_);
-  std::fprintf(stderr, "WARNING: %s\n", message.c_str());
+  sink_->warning(message);
 }
 
 // Errors whose message has been read: the user-context ones and the
@@ -593,14 +629,13 @@ int Session::finish() {
   if (!options_.folded_file.empty()) {
     std::string error;
     if (!write_folded_stacks(options_.folded_file, module_, *store_, *stacks_, error))
-      std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+      sink_->error(error);
   }
   if (timing_) {
     bpf_map* times = bpf_object__find_map_by_name(obj_, STAP_TIMING_MAP);
     timing_->add_kernel(times ? bpf_map__fd(times) : -1, store_->possible_cpus());
-    std::string report = timing_->report();
-    std::fwrite(report.data(), 1, report.size(), out_);
-    std::fflush(out_);
+    timing_->write(*sink_);
+    sink_->flush();
   }
   if (uint64_t lost = stacks_->lost_captures())
     warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "
@@ -610,7 +645,9 @@ int Session::finish() {
   if (errors > 0 || h.skipped > 0)
     warn("Number of errors: " + std::to_string(errors) +
          ", skipped probes: " + std::to_string(h.skipped));
-  if (h.lost_records > 0) {
+  if (h.lost_records > 0 && sink_->json()) {
+    sink_->record({{"type", "lost"}, {"records", h.lost_records}});
+  } else if (h.lost_records > 0) {
     bpf_map* events = bpf_object__find_map_by_name(obj_, STAP_EVENTS_MAP);
     uint64_t mb = events ? bpf_map__max_entries(events) >> 20 : 0;
     warn("There were " + std::to_string(h.lost_records) +

@@ -30,6 +30,7 @@ struct RunOptions {
                                   // object file's name; empty: "stap"
   bool suppress_handler_errors = false;  // --suppress-handler-errors
   std::string folded_file;        // --folded=FILE: stack-keyed aggregates as folded stacks
+  bool json = false;              // --format=json: JSON lines (loader/output/output_sink.h)
   std::vector<std::string> symbol_modules;  // -d FILE: also unwound through (loader/unwind_tables.h)
 };
 

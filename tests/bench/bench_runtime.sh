@@ -227,28 +227,35 @@ probe end { foreach (k in c) n++ }' -c /bin/true)")
 }
 
 # printf_run KIND: "DELIVERED LOST RATE_PER_S" for a printf on each of 1M
-# getpid calls of the workload.
+# getpid calls of the workload.  KIND: stap, bpftrace, or stap-json and
+# bpftrace-json (--format=json / -f json: a JSON record per printf).
 calls=1000000
 printf_run() {
   local kind=$1 out=$work/printf.out err=$work/printf.err stamp=$work/stamp t_end start
+  local format=() line_re='^[0-9]+ getpid_loop$'
+  case $kind in
+    stap-json) format=(--format=json); line_re='^\{"type":"printf","data":"[0-9]+ getpid_loop\\n"\}$';;
+    bpftrace-json) format=(-f json); line_re='^\{"type": "printf", "data": "[0-9]+ getpid_loop\\n"\}$';;
+  esac
   rm -f "$stamp"
   export GETPID_LOOP_STAMP=$stamp
-  if [ "$kind" = stap ]; then
-    "$stap" -e 'probe kernel.trace("syscalls:sys_enter_getpid") { if (pid() == target()) printf("%d %s\n", pid(), execname()) }' \
+  if [[ $kind == stap* ]]; then
+    "$stap" "${format[@]}" -e 'probe kernel.trace("syscalls:sys_enter_getpid") { if (pid() == target()) printf("%d %s\n", pid(), execname()) }' \
       -c "$loop $calls" >"$out" 2>"$err"
   else
-    bpftrace -e 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("%d %s\n", pid, comm); }' \
+    bpftrace "${format[@]}" -e 'tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("%d %s\n", pid, comm); }' \
       -c "$loop $calls" >"$out" 2>"$err"
   fi
   t_end=$(now_us)
   unset GETPID_LOOP_STAMP
   local delivered lost
-  delivered=$(grep -cE '^[0-9]+ getpid_loop$' "$out")
-  if [ "$kind" = stap ]; then
-    lost=$(sed -n 's/^WARNING: There were \([0-9]*\) transport failures.*/\1/p' "$err" | tail -1)
-  else
-    lost=$(sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' "$err" | awk '{s+=$1} END {print s+0}')
-  fi
+  delivered=$(grep -cE "$line_re" "$out")
+  case $kind in
+    stap) lost=$(sed -n 's/^WARNING: There were \([0-9]*\) transport failures.*/\1/p' "$err" | tail -1);;
+    stap-json) lost=$(sed -n 's/^{"type":"lost","records":\([0-9]*\)}$/\1/p' "$out" | tail -1);;
+    *) lost=$(cat "$out" "$err" | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p; s/.*"type": "lost_events", "data": {"events": \([0-9]*\)}.*/\1/p' |
+         awk '{s+=$1} END {print s+0}');;
+  esac
   lost=${lost:-0}
   start=$(cat "$stamp" 2>/dev/null || echo 0)
   local us=$(( t_end - start / 1000 ))
@@ -271,6 +278,15 @@ printf_figures() {
   fig[printf.bt.lost]=$(printf '%s\n' "${bl[@]}" | median)
   fig[printf.bt.rate]=$(printf '%s\n' "${brd[@]}" | median)
   fig[printf.bt.lrate]=$(printf '%s\n' "${brl[@]}" | median)
+  local jd=() jr=() bjd=() bjr=()
+  for i in $(seq "$n"); do
+    read -r -a r < <(printf_run stap-json); jd+=("$(( r[0] + r[1] ))"); jr+=("${r[2]}")
+    read -r -a r < <(printf_run bpftrace-json); bjd+=("$(( r[0] + r[1] ))"); bjr+=("${r[2]}")
+  done
+  fig[json.accounted]=$(printf '%s\n' "${jd[@]}" | median)
+  fig[json.rate]=$(printf '%s\n' "${jr[@]}" | median)
+  fig[json.bt.accounted]=$(printf '%s\n' "${bjd[@]}" | median)
+  fig[json.bt.rate]=$(printf '%s\n' "${bjr[@]}" | median)
 }
 
 # verdict OURS LIMIT: "yes"/"NO"/"?" for OURS <= LIMIT.
@@ -313,3 +329,6 @@ ten_x=$(( ${fig[printf.bt.rate]:-0} * 10 ))
 row "printf: records delivered per second" "${fig[printf.rate]}" "${fig[printf.bt.rate]}" \
   ">= 10x bpftrace ($(at_most "$ten_x" "${fig[printf.rate]}"))"
 row "printf: records lost per second" "${fig[printf.lrate]}" "${fig[printf.bt.lrate]}" ""
+row "printf, JSON lines: delivered + reported lost" "${fig[json.accounted]}" "${fig[json.bt.accounted]}" "$calls"
+row "printf, JSON lines: records delivered per second" "${fig[json.rate]}" "${fig[json.bt.rate]}" \
+  "text: ${fig[printf.rate]}"
