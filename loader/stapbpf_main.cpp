@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "loader/output/metrics_server.h"
 #include "loader/session/session_run.h"
 
 namespace {
@@ -28,7 +29,9 @@ void usage(std::FILE* to) {
       "   -x PID     set target() to PID\n"
       "   -T SEC     stop the script after SEC seconds\n"
       "   -s NUM     event buffer size in MB\n"
-      "   --format=json  print the output as JSON lines (default: text)\n",
+      "   --format=json  print the output as JSON lines (default: text)\n"
+      "   --pprof=FILE   write stack-keyed aggregates as a gzipped pprof profile\n"
+      "   --metrics=[ADDR:]PORT  serve the globals at http://ADDR:PORT/metrics\n",
       to);
 }
 
@@ -53,8 +56,11 @@ int main(int argc, char** argv) {
   stap::RunOptions options;
   opterr = 0;
   int c;
-  enum { opt_format = 256 };
-  const option longs[] = {{"format", required_argument, nullptr, opt_format}, {nullptr, 0, nullptr, 0}};
+  enum { opt_format = 256, opt_metrics, opt_pprof };
+  const option longs[] = {{"format", required_argument, nullptr, opt_format},
+                          {"metrics", required_argument, nullptr, opt_metrics},
+                          {"pprof", required_argument, nullptr, opt_pprof},
+                          {nullptr, 0, nullptr, 0}};
   while ((c = getopt_long(argc, argv, "+hvwo:c:x:T:s:", longs, nullptr)) != -1) {
     switch (c) {
       case opt_format:
@@ -62,6 +68,11 @@ int main(int argc, char** argv) {
           return usage_error(std::string("invalid --format '") + optarg + "': expected text or json");
         options.json = std::strcmp(optarg, "json") == 0;
         break;
+      case opt_metrics:
+        if (!stap::parse_listen_address(optarg, options.metrics_host, options.metrics_port))
+          return usage_error(std::string("invalid --metrics '") + optarg + "': expected [ADDR:]PORT");
+        break;
+      case opt_pprof: options.pprof_file = optarg; break;
       case 'h': usage(stdout); return 0;
       case 'v': ++options.verbose; break;
       case 'w': options.suppress_warnings = true; break;
@@ -80,7 +91,8 @@ int main(int argc, char** argv) {
           return usage_error(std::string("invalid buffer size '") + optarg + "' (1-4095)");
         break;
       default:
-        if (optopt == opt_format) return usage_error("option '--format' requires an argument");
+        if (optopt == opt_format || optopt == opt_metrics || optopt == opt_pprof)
+          return usage_error(std::string("option '") + argv[optind - 1] + "' requires an argument");
         if (optopt == 0) return usage_error(std::string("unrecognized option '") + argv[optind - 1] + "'");
         if (optopt && std::strchr("ocxTs", optopt))
           return usage_error(std::string("option requires an argument -- '") +

@@ -10,10 +10,13 @@ build_packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev
   libbpf-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev linux-libc-dev
-  libfmt-dev catch2 nlohmann-json3-dev
+  libfmt-dev catch2 nlohmann-json3-dev libcpp-httplib-dev
+  libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev  # --pprof: profile.proto, protoc
   liblzma-dev systemtap-sdt-dev
   groff-base man-db dpkg-dev
   python3  # the live tests read JSON output with its parser
+  prometheus  # a real Prometheus server and promtool scrape --metrics in the live tests
+  golang-go  # `go tool pprof` reads --pprof's profiles in the live tests
 )
 if [ "${1:-}" = "--guest" ]; then
   packages=("${guest_packages[@]}")

@@ -13,6 +13,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "loader/output/metrics_server.h"
+
 namespace stap {
 
 namespace {
@@ -27,7 +29,9 @@ enum LongOnly {
   opt_ldd,
   opt_all_modules,
   opt_folded,
+  opt_pprof,
   opt_format,
+  opt_metrics,
   opt_dump_probe_types,
   opt_dump_probe_aliases,
   opt_unsupported,  // a real stap option this engine has no use for
@@ -233,6 +237,11 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       later("-G");
       break;
     case opt_folded: o_.folded_file = arg; break;
+    case opt_pprof: o_.pprof_file = arg; break;
+    case opt_metrics:
+      if (!parse_listen_address(arg, o_.metrics_host, o_.metrics_port))
+        return fail(std::string("Invalid --metrics '") + arg + "': expected [ADDR:]PORT.");
+      break;
     case opt_format:
       if (std::string(arg) != "text" && std::string(arg) != "json")
         return fail(std::string("Invalid --format '") + arg + "': expected text or json.");
@@ -273,7 +282,9 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"ldd", no_argument, nullptr, opt_ldd},
       {"all-modules", no_argument, nullptr, opt_all_modules},
       {"folded", required_argument, nullptr, opt_folded},
+      {"pprof", required_argument, nullptr, opt_pprof},
       {"format", required_argument, nullptr, opt_format},
+      {"metrics", required_argument, nullptr, opt_metrics},
       {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
       {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
@@ -408,7 +419,9 @@ void print_usage(std::ostream& out) {
          "   --no-global-var-display   do not print unread globals at exit\n"
          "   --suppress-handler-errors quietly skip probe handlers that fail\n"
          "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n"
+         "   --pprof=FILE   write stack-keyed aggregates as a gzipped pprof profile\n"
          "   --format=json  print the output as JSON lines (default: text)\n"
+         "   --metrics=[ADDR:]PORT  serve the globals at http://ADDR:PORT/metrics (OpenMetrics)\n"
          "   --dump-probe-types     list the probe point patterns this engine supports\n"
          "   --dump-probe-aliases   list the probe aliases of the tapset library\n";
 }

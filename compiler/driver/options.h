@@ -52,7 +52,10 @@ struct Options {
   std::vector<std::string> global_settings; // -G VAR=VAL
   bool suppress_handler_errors = false;     // --suppress-handler-errors
   std::string folded_file;                  // --folded=FILE (loader/folded_stacks.h)
+  std::string pprof_file;                   // --pprof=FILE (loader/output/pprof_profile.h)
   bool json_output = false;                 // --format=json (loader/output/output_sink.h)
+  std::string metrics_host;                 // --metrics=[ADDR:]PORT (loader/output/metrics_server.h)
+  int metrics_port = -1;
 
   // "-c", "-o", ... as given, in order: the options of passes 3-5.
   std::vector<std::string> later_pass_options;

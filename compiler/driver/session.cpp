@@ -129,7 +129,10 @@ RunOptions run_options(const Options& o, const std::string& module_name) {
   r.buffer_mb = o.buffer_mb;
   r.suppress_handler_errors = o.suppress_handler_errors;
   r.folded_file = o.folded_file;
+  r.pprof_file = o.pprof_file;
   r.json = o.json_output;
+  r.metrics_host = o.metrics_host;
+  r.metrics_port = o.metrics_port;
   r.symbol_modules = o.symbol_modules;
   return r;
 }

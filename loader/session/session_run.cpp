@@ -25,7 +25,10 @@
 #include "loader/output/event_drain.h"
 #include "loader/output/folded_stacks.h"
 #include "loader/output/global_json.h"
+#include "loader/output/metrics_server.h"
+#include "loader/output/metrics_text.h"
 #include "loader/output/output_sink.h"
+#include "loader/output/pprof_profile.h"
 #include "loader/output/probe_timing.h"
 #include "loader/interp/global_store.h"
 #include "loader/interp/interpreter.h"
@@ -45,6 +48,7 @@ namespace {
 // epoll tags; interval timer i is kTagTimer + i, procfs file i kTagProcfs + i.
 constexpr uint64_t kTagRing = 0, kTagSignal = 1, kTagChild = 2, kTagTimeout = 3, kTagTimer = 4;
 constexpr uint64_t kTagProcfs = uint64_t(1) << 32;
+constexpr uint64_t kTagMetrics = uint64_t(1) << 31;  // a --metrics scrape waits
 
 constexpr int kDrainPeriodMs = 100;
 
@@ -78,6 +82,8 @@ class Session {
   Json attached_json() const;
   bool start_timers();
   bool start_procfs();
+  bool start_metrics();
+  std::string scrape_text();
   void run_procfs(size_t file);
   bool procfs_always_ready() const;
   void loop();
@@ -87,6 +93,7 @@ class Session {
   void check_kernel_counters();
   void request_stop(Stop why);
   void report_error(const std::string& message);
+  void report_output_error(const std::string& message);
   void warn(const std::string& message);
   int finish();
   int64_t total_errors() const;
@@ -119,6 +126,7 @@ class Session {
   std::vector<IntervalTimer> timers_;
   std::vector<size_t> timer_probes_;
   std::unique_ptr<ProcfsFiles> procfs_;
+  std::unique_ptr<MetricsServer> metrics_;  // --metrics (metrics_server.h)
   TargetCommand child_;
   Stop stop_ = Stop::none;
   int64_t user_errors_ = 0;
@@ -202,7 +210,38 @@ bool Session::prepare(std::string_view object) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return false;
   }
-  return init_globals() && start_events() && start_procfs();
+  return init_globals() && start_events() && start_procfs() && start_metrics();
+}
+
+// --metrics: the server listens from before the begin probes, so that a
+// port in use fails the run before anything ran.
+bool Session::start_metrics() {
+  if (options_.metrics_port < 0) return true;
+  metrics_ = std::make_unique<MetricsServer>();
+  std::string error;
+  if (!metrics_->start(options_.metrics_host, options_.metrics_port, error) ||
+      !add_fd(metrics_->wake_fd(), kTagMetrics)) {
+    std::fprintf(stderr, "ERROR: %s\n", error.empty() ? std::strerror(errno) : error.c_str());
+    return false;
+  }
+  if (options_.verbose > 0)
+    std::fprintf(stderr, "Pass 5: metrics at http://%s:%d/metrics\n", options_.metrics_host.c_str(),
+                 metrics_->port());
+  return true;
+}
+
+// One scrape's text: every numeric global, then what a probe prometheus
+// body (procfs("__prometheus").read, tapsets/prometheus.stp) sets.
+std::string Session::scrape_text() {
+  std::string extra;
+  for (size_t i = 0; i < module_.probes.size(); ++i) {
+    const auto* spec = module_.probes[i].as<ir::ProcfsSpec>();
+    if (!spec || spec->write || spec->path != "__prometheus" || stop_ != Stop::none) continue;
+    interpreter_->procfs_text().clear();
+    run_user_probe(i);
+    extra += interpreter_->procfs_text();
+  }
+  return metrics_text(module_, *store_, extra);
 }
 
 bool Session::open_output() {
@@ -487,6 +526,8 @@ void Session::on_event(uint64_t tag) {
     request_stop(Stop::timeout);
   } else if (tag >= kTagProcfs) {
     if (tag - kTagProcfs < procfs_->size()) run_procfs(size_t(tag - kTagProcfs));
+  } else if (tag == kTagMetrics) {
+    metrics_->serve([this] { return scrape_text(); });
   } else if (tag >= kTagTimer && tag - kTagTimer < timers_.size()) {
     size_t t = tag - kTagTimer;
     // Several missed periods still run the handler once, as a late
@@ -574,6 +615,13 @@ void Session::report_error(const std::string& message) {
   if (errors_read() > module_.limits.maxerrors) request_stop(Stop::errors);
 }
 
+// A file the user asked for (--folded, --pprof) that could not be written
+// fails the run, as any ERROR line does.
+void Session::report_output_error(const std::string& message) {
+  sink_->error(message);
+  ++errors_said_;
+}
+
 // As staprun: -w silences warnings; without -v each distinct warning is
 // said once (up to a bound on what is remembered).
 void Session::warn(const std::string& message) {
@@ -621,6 +669,7 @@ int Session::finish() {
   // serialised in the kernel), which the user should not wait for to see
   // the end probes' report.
   request_stop(stop_ == Stop::none ? Stop::exit : stop_);
+  if (metrics_) metrics_->stop();  // scrapes from now on get 503
   drain();
   if (stop_ != Stop::abort)
     run_probes(stop_ == Stop::errors ? ir::SessionSpec::Event::error : ir::SessionSpec::Event::end);
@@ -629,7 +678,13 @@ int Session::finish() {
   if (!options_.folded_file.empty()) {
     std::string error;
     if (!write_folded_stacks(options_.folded_file, module_, *store_, *stacks_, error))
-      sink_->error(error);
+      report_output_error(error);
+  }
+  if (!options_.pprof_file.empty()) {
+    std::string error, warning;
+    if (!write_pprof_profile(options_.pprof_file, module_, *store_, *stacks_, error, warning))
+      report_output_error(error);
+    else if (!warning.empty()) warn(warning);
   }
   if (timing_) {
     bpf_map* times = bpf_object__find_map_by_name(obj_, STAP_TIMING_MAP);

@@ -30,7 +30,10 @@ struct RunOptions {
                                   // object file's name; empty: "stap"
   bool suppress_handler_errors = false;  // --suppress-handler-errors
   std::string folded_file;        // --folded=FILE: stack-keyed aggregates as folded stacks
+  std::string pprof_file;         // --pprof=FILE: the same as a gzipped pprof profile
   bool json = false;              // --format=json: JSON lines (loader/output/output_sink.h)
+  std::string metrics_host;       // --metrics=[ADDR:]PORT (loader/output/metrics_server.h);
+  int metrics_port = -1;          //   -1: no endpoint, 0: any free port
   std::vector<std::string> symbol_modules;  // -d FILE: also unwound through (loader/unwind_tables.h)
 };
 

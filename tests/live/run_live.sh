@@ -82,6 +82,10 @@ skip_reason() {
       else
         [ "$need" = no-netfilter ] || echo "the kernel has no BPF netfilter programs (Linux 6.4+)"
       fi;;
+    command\ *)  # programs the case runs besides ours (a Prometheus server, pprof)
+      for tool in ${need#command }; do
+        command -v "$tool" >/dev/null || { echo "no $tool installed (scripts/install-deps.sh installs it)"; break; }
+      done;;
     kallsyms-data)  # kernel.data("SYMBOL"): variables in kallsyms (CONFIG_KALLSYMS_ALL)
       grep -qw pid_max /proc/kallsyms ||
         echo "/proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL is off)";;

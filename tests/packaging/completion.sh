@@ -47,7 +47,7 @@ complete_line _stap_bpf_stap "$stap --dump-probe-t" --dump-probe-t
 has "long option" --dump-probe-types
 [ ${#COMPREPLY[@]} -eq 1 ] || { echo "FAIL: --dump-probe-t: ${COMPREPLY[*]}"; failed=1; }
 complete_line _stap_bpf_stap "$stap -" -
-has "options" -L; has "options" -e; has "options" --folded=; has "options" --suppress-handler-errors
+has "options" -L; has "options" -e; has "options" --folded=; has "options" --pprof=; has "options" --metrics=; has "options" --format=; has "options" --suppress-handler-errors
 complete_line _stap_bpf_stap "$stap -p " ""
 [ "${COMPREPLY[*]}" = "1 2 3 4 5" ] || { echo "FAIL: -p: ${COMPREPLY[*]}"; failed=1; }
 complete_line _stap_bpf_stap "$stap -D MAXS" MAXS
