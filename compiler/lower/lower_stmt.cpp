@@ -7,6 +7,8 @@
 // keyword.  So a loop or foreach node is located at its body's token and
 // those statements at their keyword; the runtime reports "MAXACTION
 // exceeded near operator '{' at t.stp:3:22" as stap does.
+#include <algorithm>
+
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "lower/lowerer.h"
@@ -161,6 +163,18 @@ void StmtLowerer::visit(ast::ForeachStmt& n) {
     result->a = sym ? l_.global_index(sym->decl) : -1;
     if (result->a < 0) l_.error(n.loc, "foreach needs a global array", "keyword");
     l_.keys(slice_keys, n.slice);
+    // The first loop's variables name the columns for --metrics and --pprof;
+    // not a macro's (@prometheus_dump_array* loops over _v1 ...) nor the
+    // global display's (__idx0 ...: "__" names are the implementation's).
+    if (result->a >= 0 && n.loc.expansion == 0) {
+      ir::Global& g = l_.module().globals.at(size_t(result->a));
+      bool script_names = n.keys.size() == g.keys.size() &&
+                          std::none_of(n.keys.begin(), n.keys.end(), [](const ast::Symbol* k) {
+                            return k->name.rfind("__", 0) == 0;
+                          });
+      if (g.key_names.empty() && script_names)
+        for (ast::Symbol* k : n.keys) g.key_names.push_back(k->name);
+    }
   }
   ast::StatOp agg = n.sort_aggregate_given ? n.sort_aggregate : ast::StatOp::count;
   result->ints = {n.value ? l_.slot(n.value->decl) : -1, n.sort_column, n.sort_direction,

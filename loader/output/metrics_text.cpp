@@ -20,11 +20,19 @@ std::string label_text(const Value& v) {
   return v.is_string ? v.str : std::to_string(v.num);
 }
 
-// {key1="a",key2="3"} (and more labels after, e.g. le), or "" for none.
-std::string labels(const Key& key, const std::string& more = {}) {
+// A key column's label: the script's foreach name for it, unless that is
+// a name Prometheus keeps for itself (le, __*); then key<N>.
+std::string label_name(const ir::Global& g, size_t k) {
+  std::string name = g.key_label(k);
+  if (name == "le" || name.rfind("__", 0) == 0) return "key" + std::to_string(k + 1);
+  return name;
+}
+
+// {pid="12",name="a"} (and more labels after, e.g. le), or "" for none.
+std::string labels(const ir::Global& g, const Key& key, const std::string& more = {}) {
   std::string out;
   for (size_t i = 0; i < key.size(); ++i)
-    out += (out.empty() ? "" : ",") + ("key" + std::to_string(i + 1)) + "=\"" + escape_label(label_text(key[i])) + "\"";
+    out += (out.empty() ? "" : ",") + label_name(g, i) + "=\"" + escape_label(label_text(key[i])) + "\"";
   if (!more.empty()) out += (out.empty() ? "" : ",") + more;
   return out.empty() ? "" : "{" + out + "}";
 }
@@ -64,14 +72,14 @@ void stat_samples(std::string& out, const std::string& name, const ir::Global& g
     int64_t running = 0;
     for (size_t i = first; i <= last && i + 1 < le.size(); ++i) {
       running += h.buckets[i];
-      sample(out, name + "_bucket", labels(key, "le=\"" + le[i] + "\""), running);
+      sample(out, name + "_bucket", labels(g, key, "le=\"" + le[i] + "\""), running);
     }
-    sample(out, name + "_bucket", labels(key, "le=\"+Inf\""), st.count);
+    sample(out, name + "_bucket", labels(g, key, "le=\"+Inf\""), st.count);
   }
-  sample(out, name + "_count", labels(key), st.count);
-  sample(out, name + "_sum", labels(key), st.sum);
-  sample(mins, name + "_min", labels(key), st.min);
-  sample(maxes, name + "_max", labels(key), st.max);
+  sample(out, name + "_count", labels(g, key), st.count);
+  sample(out, name + "_sum", labels(g, key), st.sum);
+  sample(mins, name + "_min", labels(g, key), st.min);
+  sample(maxes, name + "_max", labels(g, key), st.max);
 }
 
 bool key_less(const Key& a, const Key& b) {
@@ -92,7 +100,7 @@ void global_families(std::string& out, const ir::Module& m, const GlobalStore& s
     family(out, name, "gauge", "the script's global " + gl.name);
     for (const Key& k : keys) {
       if (!gl.is_array()) { sample(out, name, "", store.get_long(g)); continue; }
-      if (std::optional<Value> v = store.get(g, k); v && !v->is_string) sample(out, name, labels(k), v->num);
+      if (std::optional<Value> v = store.get(g, k); v && !v->is_string) sample(out, name, labels(gl, k), v->num);
     }
     return;
   }

@@ -3,7 +3,9 @@
 // family named stap_<global>:
 //   - a long scalar: a gauge;
 //   - an array of longs: a gauge, one sample per key, the key columns as
-//     labels key1..keyN (a string key as its text, a stack as its frames
+//     labels named by the script's first foreach over the array
+//     (Global::key_names; le and __* kept for Prometheus), else key1..keyN
+//     (a string key as its text, a stack as its frames
 //     joined by ';', root first, as folded stacks are);
 //   - a statistic: a summary (_count, _sum) and gauges stap_<g>_min,
 //     stap_<g>_max; with @hist_log/@hist_linear, a histogram instead

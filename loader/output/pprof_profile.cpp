@@ -242,7 +242,7 @@ PprofInput pprof_samples(const ir::Module& m, const GlobalStore& store, StackSym
             side.push_back({*it, n.name, binary, c.user, c.tgid});
           }
         } else {
-          std::string label = "key" + std::to_string(k + 1);
+          std::string label = g.key_label(k);
           if (v.is_string) sample.labels.push_back({label, false, v.str, 0});
           else sample.labels.push_back({label, true, {}, v.num});
         }

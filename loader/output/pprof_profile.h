@@ -17,7 +17,8 @@
 //     second type "sum"/"units" holds its @sum (and a long array's value
 //     again, its sum of what was added); "samples" is the default type;
 //   - its labels: "global" the aggregate's name (several aggregates share
-//     one profile: `pprof -tagfocus=global=NAME` picks one), and "keyN"
+//     one profile: `pprof -tagfocus=global=NAME` picks one), and the
+//     script's foreach name (Global::key_label) or "keyN"
 //     for each other key column N (1-based, the position in the key, as
 //     --metrics names them): a string label for a string, numeric for a
 //     long.

@@ -74,6 +74,22 @@ TEST_CASE("lower: globals, keys, init values and layout", "[lower]") {
   CHECK(l.module.globals.at(set->a).name == "a");
 }
 
+TEST_CASE("lower: the first foreach the script wrote names an array's key columns", "[lower]") {
+  Lowered l = lower(
+      "@define loop(a) %( foreach ([_m1, _m2] in @a) {} %)\n"
+      "global a, b, c\n"
+      "probe begin { a[1, \"x\"] = 1; b[2] = 2; c[3] = 3; @loop(a)\n"
+      "  foreach ([pid, name] in a) {} foreach ([other, more] in a) {} foreach (__x in c) {} }");
+  REQUIRE(l.ok);
+  // A macro's loop and a "__" name do not count; the first of the
+  // script's own does, whatever comes later.
+  CHECK(global(l, "a").key_names == std::vector<std::string>{"pid", "name"});
+  CHECK(global(l, "a").key_label(1) == "name");
+  CHECK(global(l, "b").key_names.empty());
+  CHECK(global(l, "b").key_label(0) == "key1");
+  CHECK(global(l, "c").key_names.empty());
+}
+
 TEST_CASE("lower: histogram shapes come from the @hist uses", "[lower]") {
   Lowered l = lower(
       "global a, b, c\n"

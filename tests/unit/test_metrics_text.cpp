@@ -16,8 +16,9 @@ using ir::Type;
 
 namespace {
 
-// calls (long), name (string: left out), by[string,long], lat (statistic),
-// sizes (hist_log statistic).
+// calls (long), name (string: left out), by[string,long] (no foreach
+// names), lat (statistic), sizes (hist_log statistic), named[long, long]
+// (foreach ([pid, le] in named): le is Prometheus', so key2).
 ir::Module metrics_module() {
   ir::Module m;
   m.limits.maxstringlen = 32;
@@ -27,6 +28,8 @@ ir::Module metrics_module() {
       Global{.name = "by", .type = Type::long_, .keys = {Type::string, Type::long_}},
       Global{.name = "lat", .type = Type::stats},
       Global{.name = "sizes", .type = Type::stats},
+      Global{.name = "named", .type = Type::long_, .keys = {Type::long_, Type::long_},
+             .key_names = {"pid", "le"}},
   };
   m.globals[4].hist.kind = HistShape::Kind::log;
   ir::assign_layout(m);
@@ -45,6 +48,7 @@ TEST_CASE("every numeric global is a family, keys as labels, histograms cumulati
   store.stat_add(3, {}, 10);
   store.stat_add(3, {}, 30);
   for (int64_t v : {5, 6, 300}) store.stat_add(4, {}, v);
+  store.set(5, {Value::of(int64_t{12}), Value::of(int64_t{3})}, Value::of(int64_t{1}));
   CHECK(metrics_text(m, store, "script_line 1\n") ==
         "# TYPE stap_calls gauge\n"
         "# HELP stap_calls the script's global calls\n"
@@ -81,6 +85,9 @@ TEST_CASE("every numeric global is a family, keys as labels, histograms cumulati
         "# TYPE stap_sizes_max gauge\n"
         "# HELP stap_sizes_max the greatest value of sizes\n"
         "stap_sizes_max 300\n"
+        "# TYPE stap_named gauge\n"
+        "# HELP stap_named the script's global named\n"
+        "stap_named{pid=\"12\",key2=\"3\"} 1\n"
         "script_line 1\n"
         "# EOF\n");
 }

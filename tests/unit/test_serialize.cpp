@@ -32,7 +32,8 @@ Module sample() {
   m.limits.maxstringlen = 64;
   Global g0{.name = "count", .type = Type::long_, .init_num = -7};
   Global g1{.name = "name", .type = Type::string, .init_str = "x\0y"};
-  Global g2{.name = "arr", .type = Type::long_, .keys = {Type::long_, Type::string}, .max_entries = 10, .wrap = true};
+  Global g2{.name = "arr", .type = Type::long_, .keys = {Type::long_, Type::string},
+            .key_names = {"pid", "name"}, .max_entries = 10, .wrap = true};
   Global g3{.name = "lat", .type = Type::stats};
   g3.hist = HistShape{HistShape::Kind::linear, 0, 100, 10};
   m.globals = {g0, g1, g2, g3};
@@ -85,7 +86,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR07");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR08");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -98,6 +99,7 @@ TEST_CASE("a module survives the round trip", "[serialize]") {
   CHECK(back.globals[0].init_num == -7);
   CHECK(back.globals[2].keys == std::vector<Type>{Type::long_, Type::string});
   CHECK(back.globals[2].wrap);
+  CHECK(back.globals[2].key_names == std::vector<std::string>{"pid", "name"});
   CHECK(back.globals[2].map_name == "stap_g2");
   CHECK(back.globals[3].hist.step == 10);
   CHECK(back.globals[3].value_size == m.globals[3].value_size);
@@ -233,7 +235,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR07";
+    std::string bytes = "STAPIR08";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
     bytes += '\0';  // not timed
@@ -289,6 +291,13 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
     Module m = sample();
     m.limits.maxstringlen = 128;  // string sizes were laid out for 64
     CHECK(read_error(serialize(m)).find("layout does not match") != std::string::npos);
+  }
+  SECTION("key names that are no identifiers, or too few") {
+    Module m = sample();
+    m.globals[2].key_names[1] = "na\"me";
+    CHECK(read_error(serialize(m)).find("bad key name") != std::string::npos);
+    m.globals[2].key_names = {"pid"};
+    CHECK(read_error(serialize(m)).find("bad key names") != std::string::npos);
   }
   SECTION("an unusable histogram") {
     Module m = sample();

@@ -165,6 +165,14 @@ struct Global {
   std::string name;
   Type type = Type::long_;          // long, string or stats
   std::vector<Type> keys;           // non-empty for arrays (long or string each)
+  // The loop variables of the first `foreach ([a, b] in G)` over it that
+  // the script wrote (not a macro's), one per key, or empty: what
+  // --metrics and --pprof name the key columns.
+  std::vector<std::string> key_names;
+  // Key column k's name for outside readers: key_names[k], else "key<k+1>".
+  std::string key_label(size_t k) const {
+    return k < key_names.size() ? key_names[k] : "key" + std::to_string(k + 1);
+  }
   int64_t max_entries = 0;          // "global a[N]", 0 = MAXMAPENTRIES
   bool wrap = false;                // "global a%": the oldest entry is replaced
   int64_t init_num = 0;             // initial value of a scalar

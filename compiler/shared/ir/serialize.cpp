@@ -3,12 +3,13 @@
 // that the interpreter and the loader can trust a module that came out of
 // an object file exactly as much as one lowering built.
 //
-// Encoding: "STAPIR07", then unsigned LEB128 varints; signed values are
+// Encoding: "STAPIR08", then unsigned LEB128 varints; signed values are
 // zigzag-encoded; strings are a length and the bytes; a node is op, type,
 // a, b, c, s, kid count, kids (pre-order), int count, ints, loc; a body is
 // a presence byte and a node.
 #include "ir/serialize.h"
 
+#include <cctype>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -20,7 +21,7 @@ namespace {
 
 // 02: probe specs per kind (ir/probe_spec.h), written as the variant
 // index and the kind's fields.
-constexpr char kMagic[] = "STAPIR07";
+constexpr char kMagic[] = "STAPIR08";
 constexpr size_t kMagicLen = 8;
 // Deeper trees than this are refused rather than risking the reader's (and
 // later the interpreter's) stack: a left-nested chain of 4000 operators is
@@ -194,6 +195,8 @@ void Reader::global(Global& g) {
   g.name = str();
   g.type = type();
   g.keys = types();
+  g.key_names.resize(count());
+  for (std::string& n : g.key_names) n = str();
   g.max_entries = i();
   g.wrap = flag();
   g.init_num = i();
@@ -423,6 +426,13 @@ void check_global(const Global& g, const Limits& limits, size_t index) {
     throw Malformed(where + ": bad key widths");
   if (!g.coded_keys.empty() && g.coded_keys.size() != g.keys.size())
     throw Malformed(where + ": bad key codes");
+  // Key names become label names outside (--metrics): identifiers only.
+  if (!g.key_names.empty() && g.key_names.size() != g.keys.size())
+    throw Malformed(where + ": bad key names");
+  for (const std::string& n : g.key_names)
+    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0])) ||
+        n.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != std::string::npos)
+      throw Malformed(where + ": bad key name");
   for (size_t k = 0; k < g.coded_keys.size(); ++k)
     if (g.coded_keys[k] && (g.keys[k] != Type::string || g.key_width(k, 0) != 8))
       throw Malformed(where + ": a coded key must be an 8-byte string key");
@@ -495,6 +505,8 @@ std::string serialize(const Module& m) {
     w.str(g.name);
     w.u(static_cast<uint8_t>(g.type));
     w.types(g.keys);
+    w.u(g.key_names.size());
+    for (const std::string& n : g.key_names) w.str(n);
     w.i(g.max_entries);
     w.u(g.wrap);
     w.i(g.init_num);

@@ -17,14 +17,18 @@ PY
 }
 port=$(free_port); prom_port=$(free_port)
 cat > metrics.stp <<'STP'
-global getpid_calls, sizes, by_name
+global getpid_calls, sizes, by_name, by_program
 probe kernel.trace("syscalls:sys_enter_getpid") {
   if (execname() != "getpid_loop") next
   getpid_calls++
+  by_program[execname(), 1]++
   sizes <<< 5; sizes <<< 300
   by_name["quote\"d"] = 2
 }
-probe end { print(@hist_log(sizes)) }
+probe end {
+  print(@hist_log(sizes))
+  foreach ([program, one] in by_program) printf("%s %d\n", program, one)
+}
 probe prometheus {
   $value .= "# TYPE script_quoted gauge\n# HELP script_quoted an array the script formats\n"
   @prometheus_dump_array1(by_name, "script_quoted", "name")
@@ -35,7 +39,7 @@ stap_pid=$!
 for i in $(seq 100); do get "http://127.0.0.1:$port/metrics" >/dev/null 2>&1 && break; sleep 0.1; done
 "$LIVE/getpid_loop" 7
 get "http://127.0.0.1:$port/metrics" >scrape.txt
-grep -E '^(stap_getpid_calls|stap_sizes_bucket|stap_sizes_count|script_quoted)' scrape.txt
+grep -E '^(stap_getpid_calls|stap_sizes_bucket|stap_sizes_count|stap_by_|script_quoted)' scrape.txt
 tail -1 scrape.txt
 promtool check metrics <scrape.txt
 echo "promtool status $?"
