@@ -37,9 +37,49 @@ std::optional<TType> Lowerer::cast_type(const ast::CastExpr& n, bool quiet) {
   return TType::of(*t);
 }
 
+namespace {
+
+// Whether evaluating `n` reads memory (or calls out, which may): an
+// address taken through members and indexes only is arithmetic.
+bool reads_memory(const ir::Node* n) {
+  if (!n) return false;
+  if (n->op == ir::Op::kread || n->op == ir::Op::uread || n->op == ir::Op::builtin ||
+      n->op == ir::Op::call)
+    return true;
+  for (const ir::Node* k : n->kids)
+    if (reads_memory(k)) return true;
+  return false;
+}
+
+// stap takes @cast(p, "T") as a pointer to T: a leading [i] steps over
+// whole T's, so &@cast(0, "T")[1] is sizeof(T) (tapsets/sizeof.stpm).
+// Returns the components left, with `address` moved.
+std::vector<ast::TargetComponent> step_leading_index(Lowerer& l, const TType& type, ir::Node*& address,
+                                                     const std::vector<ast::TargetComponent>& comps) {
+  if (comps.empty() || comps[0].kind == ast::TargetComponent::Kind::field) return comps;
+  int64_t size = types::size(type);
+  if (size <= 0) return comps;  // the path reports the bad index
+  ir::Node* step;
+  if (comps[0].kind == ast::TargetComponent::Kind::literal_index) {
+    step = l.num(comps[0].index * size);
+  } else {
+    step = l.make(ir::Op::mul, ir::Type::long_);
+    step->kids = {l.expr(comps[0].index_expr), l.num(size)};
+  }
+  ir::Node* moved = l.make(ir::Op::add, ir::Type::long_);
+  moved->kids = {address, step};
+  address = moved;
+  return {comps.begin() + 1, comps.end()};
+}
+
+}  // namespace
+
 ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
   std::string token = describe_expr(n);
-  if (body_ && body_->context == ir::Context::user && !body_->in_function) {
+  bool user_probe = body_ && body_->context == ir::Context::user && !body_->in_function;
+  // &@cast(0, "T")->m and &@cast(0, "T")[1] are offsets and sizes
+  // (tapsets/sizeof.stpm, offsetof.stpm): fine anywhere, as in stap.
+  if (user_probe && !n.address_of) {
     error(n.loc, "@cast reads kernel memory, which this probe cannot: it runs in user space "
                  "(begin, end and timer.s/ms probes do); read it from a kernel-context probe",
           token);
@@ -48,14 +88,24 @@ ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
   std::optional<TType> type = cast_type(n, false);
   if (!type) return num(0);
   Place p{*type, nullptr, expr(n.operand)};
-  return finish_path(*this, n, p, n.components, n.address_of, n.pretty, false);
+  std::vector<ast::TargetComponent> comps = step_leading_index(*this, *type, p.address, n.components);
+  ir::Node* out = finish_path(*this, n, p, comps, n.address_of, n.pretty, false);
+  if (user_probe && reads_memory(out)) {
+    error(n.loc, "@cast reads kernel memory through a pointer on the way to this address, which "
+                 "this probe cannot: it runs in user space (begin, end and timer.s/ms probes do); "
+                 "read it from a kernel-context probe",
+          token);
+    return num(0);
+  }
+  return out;
 }
 
 std::optional<bool> Lowerer::cast_exists(const ast::CastExpr& n) {
   std::optional<TType> type = cast_type(n, true);
   if (!type) return false;
   Place p{*type, nullptr, num(0)};
-  return path_exists(*this, n, p, n.components, n.address_of, n.pretty);
+  std::vector<ast::TargetComponent> comps = step_leading_index(*this, *type, p.address, n.components);
+  return path_exists(*this, n, p, comps, n.address_of, n.pretty);
 }
 
 ir::Node* Lowerer::at_var(ast::AtVar& n) {

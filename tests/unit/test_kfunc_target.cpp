@@ -80,6 +80,21 @@ TEST_CASE("kfunc target: & reads nothing", "[kfunc_target]") {
   CHECK(find_op(l.module.probes.at(0).body, ir::Op::fn_arg) != nullptr);
 }
 
+TEST_CASE("kfunc target: sizes and offsets in user context are arithmetic", "[kfunc_target]") {
+  Lowered l = lower(
+      "probe begin { println(& @cast(0, \"task_struct\", \"kernel\")[2] -> pid) }");
+  INFO(l.messages);
+  REQUIRE(l.ok);
+  CHECK(find_op(l.module.probes.at(0).body, ir::Op::kread) == nullptr);
+  // Through a pointer (mm) the address needs a read: refused there.
+  Lowered through = lower("probe begin { println(& @cast(0, \"task_struct\")->mm->mmap_base) }");
+  CHECK_FALSE(through.ok);
+  CHECK(through.messages.find("through a pointer on the way to this address") != std::string::npos);
+  Lowered value = lower("probe begin { println(@cast(0, \"task_struct\")->pid) }");
+  CHECK_FALSE(value.ok);
+  CHECK(value.messages.find("@cast reads kernel memory, which this probe cannot") != std::string::npos);
+}
+
 TEST_CASE("kfunc target: a bitfield is its unit read, shifted and masked", "[kfunc_target]") {
   Lowered l = lower(
       "probe kernel.trace(\"net:net_dev_start_xmit\") { println(@cast($skbaddr, \"sk_buff\")->ip_summed) }");
