@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "elaborate/providers/provider.h"
+#include "kernel/trace_catalog.h"
 #include "lower/lower.h"
 
 namespace stap {
@@ -60,6 +61,7 @@ bool lower_pass(const Program& program, const BackendConfig& config, const Sourc
   options.kernel_hz = config.kernel_hz;
   // The kernel facts pass 3 reads: the running kernel's, as pass 2's.
   options.btf = running_kernel_btf_if_loaded;
+  options.trace_events = &kernel::running_trace_catalog();
   if (!lower_program(program, options, sources, diags, out)) return false;
   out.timing = config.timing;
   return true;

@@ -30,6 +30,7 @@ namespace stap {
 
 namespace kernel {
 class KernelBtf;
+class TraceCatalog;
 }
 
 struct LowerOptions {
@@ -44,6 +45,10 @@ struct LowerOptions {
   // without kernel types need not pay); null where there are none, with
   // why in `why`.
   std::function<kernel::KernelBtf*(std::string& why)> btf;
+  // The target kernel's trace events and formats (tracefs): kernel.trace
+  // points and the tracepoints process probes run on.  Null: there are
+  // none, and a probe that needs them is an error.
+  kernel::TraceCatalog* trace_events = nullptr;
 };
 
 // Returns false after reporting located errors; `out` is then incomplete.

@@ -8,7 +8,7 @@
 //   lower_assign.cpp   assignments, ++/--, <<<, delete
 //   lower_stmt.cpp     statements
 //   lower_print.cpp    the print family -> printf/sprintf formats
-//   trace_events.cpp   tracefs events and formats, read once per compilation
+//   trace_events.cpp   the target's trace events and formats (LowerOptions), errors located
 // Target variables, for the kinds that have them:
 //   target_path.cpp    $p->f[i], &, values: one walker over BTF and DWARF
 //                      types (target_type.h, target_path.h)

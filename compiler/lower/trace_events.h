@@ -1,11 +1,9 @@
-// The kernel's trace events and their record formats (tracefs), read once
-// per compilation and only when a probe needs them: kernel.trace points,
-// and the tracepoints process probes run on.
+// Pass 3's view of the target kernel's trace events and formats: the
+// catalog LowerOptions hands in (kernel/trace_catalog.h), with each
+// failure reported at the probe that needed the event.
 #pragma once
 
-#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "base/source.h"
@@ -26,11 +24,6 @@ class TraceEvents {
 
  private:
   Lowerer& l_;
-  std::string root_;
-  bool read_ = false;
-  std::string error_;
-  std::vector<tracefs::Event> events_;
-  std::map<std::pair<std::string, std::string>, tracefs::Format> formats_;
 };
 
 }  // namespace stap::lower

@@ -12,6 +12,7 @@
 #include "driver/frontend.h"
 #include "elaborate/providers/provider.h"
 #include "ir/print.h"
+#include "kernel/trace_catalog.h"
 #include "lower/lower.h"
 
 namespace stap::test {
@@ -42,6 +43,7 @@ inline Lowered lower_script(const std::string& script, LowerOptions options = {}
   if (out.elaborated) {
     options.script_name = "<input>";
     if (!options.btf) options.btf = running_kernel_btf_if_loaded;  // as the driver
+    if (!options.trace_events) options.trace_events = &kernel::running_trace_catalog();
     out.ok = lower_program(fe.program(), options, fe.sources(), fe.diagnostics(), out.module);
   }
   std::ostringstream messages;

@@ -4,12 +4,12 @@
 // known only from tracefs on the target kernel, so pass 2 checks the shape
 // and keeps the point for lowering's resolution.
 #include <algorithm>
-#include <map>
 #include <utility>
 
 #include "base/syscall_table.h"
 #include "base/tracefs.h"
 #include "elaborate/providers/provider.h"
+#include "kernel/trace_catalog.h"
 
 namespace stap {
 
@@ -145,52 +145,11 @@ class TracepointProvider : public ProbeProvider {
   static bool matching_events(const ast::ProbePoint& point, std::vector<tracefs::Event>& out) {
     const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
     if (!lit || point.components[1].functor != "trace") return false;
-    const EventList& events = event_list();
-    if (!events.known) return false;
-    auto [system, name] = split_spec(lit->value);
-    out = tracefs::match_events(events.all, system, name);
-    return true;
+    return kernel::running_trace_catalog().matching(lit->value, out);
   }
 
-  // tracefs's root and its list of events, read once per process: pass 2
-  // asks about each of hundreds of syscall aliases' points (-L, '?').
-  struct EventList {
-    bool known = false;
-    std::string root;
-    std::vector<tracefs::Event> all;
-  };
-  static const EventList& event_list() {
-    static const EventList list = [] {
-      EventList l;
-      std::string error;
-      l.root = tracefs::find_root(error);
-      l.known = !l.root.empty() && tracefs::list_events(l.root, l.all, error);
-      return l;
-    }();
-    return list;
-  }
-
-  // "sys:name" -> {"sys", "name"}; "name" -> {"", "name"} (any system).
-  static std::pair<std::string, std::string> split_spec(const std::string& spec) {
-    size_t colon = spec.find(':');
-    if (colon == std::string::npos) return {"", spec};
-    return {spec.substr(0, colon), spec.substr(colon + 1)};
-  }
-
-  // The formats of the events "[sys:]name" matches, read once per process.
   static const std::vector<tracefs::Format>& formats_of(const std::string& spec) {
-    static std::map<std::string, std::vector<tracefs::Format>> cache;
-    auto [it, fresh] = cache.try_emplace(spec);
-    if (!fresh) return it->second;
-    const EventList& events = event_list();
-    if (!events.known) return it->second;
-    auto [system, name] = split_spec(spec);
-    std::string error;
-    for (const tracefs::Event& e : tracefs::match_events(events.all, system, name)) {
-      tracefs::Format f;
-      if (tracefs::read_format(events.root, e, f, error)) it->second.push_back(std::move(f));
-    }
-    return it->second;
+    return kernel::running_trace_catalog().formats_matching(spec);
   }
 };
 
