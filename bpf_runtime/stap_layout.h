@@ -52,7 +52,11 @@ struct stap_globals_header {
   __u64 exit_requested;    /* exit() called in kernel context */
   __u64 last_wakeup_ns;    /* when a printf record last woke the runtime */
   __s64 runtime_pid;       /* stp_pid(): the runtime's own process */
-  __u64 reserved[7];       /* header is 128 bytes; scalars follow */
+  __u64 deferred_runs;     /* entry bodies run again at the call's exit
+                              (a user read faulted: STAP_DEFERRED_MAP) */
+  __u64 deferred_failed;   /* user reads that faulted where no such run
+                              could be kept (the fallback was taken) */
+  __u64 reserved[5];       /* header is 128 bytes; scalars follow */
 };
 
 /* A statistic's value: per CPU in the kernel, merged by the runtime.
@@ -157,6 +161,33 @@ struct stap_glue_range {
 struct stap_record {
   __u32 kind;
   __u32 id;
+};
+
+/* Entry bodies of system calls that wait for the call's exit
+ * (compiler/codegen/emit_deferral.cpp).  A program that cannot sleep
+ * cannot fault a page in: a user string the task has not touched yet (a
+ * path in a binary's read-only data) fails to read at sys_enter.  The
+ * call itself copies it, so at sys_exit it is there.  A body whose user
+ * read faults before the body has done anything visible keeps its
+ * arguments here and ends; the STAP_DEFERRED_PROG programs, first on the
+ * raw sys_exit tracepoint, run it again then, with those arguments.  A
+ * TASK_STORAGE map: a task's runs die with it. */
+#define STAP_DEFERRED_MAP "stap_deferred"
+#define STAP_DEFERRED_PROG "stap_deferred_runs" /* then _1, _2 ... */
+#define STAP_DEFERRED_SLOTS 4
+#define STAP_DEFERRED_DATA 64
+struct stap_deferred_run {
+  __u32 probe; /* the probe's index, STAP_DEFERRED_DONE once run */
+  __u32 nr;    /* the system call's number */
+  /* SyscallSpec: the number, then the six argument registers; a
+   * syscalls:sys_enter_* tracepoint: the first bytes of its record. */
+  __u8 data[STAP_DEFERRED_DATA];
+};
+#define STAP_DEFERRED_DONE 0xffffffffu
+struct stap_deferred {
+  __u32 count;
+  __u32 pad;
+  struct stap_deferred_run runs[STAP_DEFERRED_SLOTS];
 };
 
 #endif

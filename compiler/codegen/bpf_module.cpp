@@ -70,6 +70,8 @@ BpfModule::BpfModule(LLVMContext& ctx, const std::string& name)
   di_char_ = dib_.createBasicType("char", 8, dwarf::DW_ATE_signed_char);
   di_voidptr_ = dib_.createPointerType(nullptr, 64);
   prog_type_ = dib_.createSubroutineType(dib_.getOrCreateTypeArray({di_int_, di_voidptr_}));
+  data_prog_type_ =
+      dib_.createSubroutineType(dib_.getOrCreateTypeArray({di_int_, di_voidptr_, di_voidptr_}));
 }
 
 DIType* BpfModule::di_byte_array(uint64_t n) {
@@ -89,8 +91,10 @@ GlobalVariable* BpfModule::add_map(const MapSpec& spec) {
       {"type", int_ptr_to_array(spec.type)}, {"max_entries", int_ptr_to_array(spec.max_entries)}};
   if (spec.flags) fields.push_back({"map_flags", int_ptr_to_array(spec.flags)});
   // Keys and values as byte arrays: the kernel only checks their sizes.
-  // Array maps are the exception: the kernel wants a 4-byte int key.
-  bool array = spec.type == kMapArray || spec.type == kMapPercpuArray;
+  // Array and task-storage maps are the exception: the kernel wants a
+  // 4-byte int key (of a task storage map: the task's pidfd).
+  bool array = spec.type == kMapArray || spec.type == kMapPercpuArray ||
+               spec.type == kMapTaskStorage;
   if (spec.key_size)
     fields.push_back({"key", dib_.createPointerType(array ? di_int_ : di_byte_array(spec.key_size), 64)});
   if (spec.value_size)
@@ -171,12 +175,18 @@ Function* BpfModule::begin_program(const std::string& name, const std::string& s
   return fn;
 }
 
-Function* BpfModule::begin_subprogram(const std::string& name) {
-  auto* fn = Function::Create(FunctionType::get(i32, {ptr}, false), GlobalValue::InternalLinkage,
+Function* BpfModule::begin_subprogram(const std::string& name, bool with_data) {
+  std::vector<Type*> params = {ptr};
+  if (with_data) params.push_back(ptr);
+  auto* fn = Function::Create(FunctionType::get(i32, params, false), GlobalValue::InternalLinkage,
                               name, *mod_);
   fn->addFnAttr(Attribute::NoInline);
   // Local in debug info too, or the verifier checks it as a global function.
   start_function(fn, DISubprogram::SPFlagLocalToUnit);
+  if (with_data) {
+    fn->getArg(1)->setName("data");
+    dib_.createParameterVariable(cur_sp_, "data", 2, file_, 1, di_voidptr_, true);
+  }
   return fn;
 }
 
@@ -185,7 +195,8 @@ Function* BpfModule::begin_subprogram(const std::string& name) {
 void BpfModule::start_function(Function* fn, DISubprogram::DISPFlags extra) {
   fn->addFnAttr(Attribute::NoUnwind);
   fn->getArg(0)->setName("ctx");
-  auto* sp = dib_.createFunction(file_, fn->getName(), "", file_, 1, prog_type_, 1,
+  auto* sp = dib_.createFunction(file_, fn->getName(), "", file_, 1,
+                                 fn->arg_size() > 1 ? data_prog_type_ : prog_type_, 1,
                                  DINode::FlagPrototyped,
                                  DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized |
                                      extra);
@@ -198,23 +209,24 @@ void BpfModule::start_function(Function* fn, DISubprogram::DISPFlags extra) {
   set_line(1);
 }
 
-Function* BpfModule::add_callback(const std::string& name, DILocation*& loc) {
-  auto* fn = Function::Create(FunctionType::get(i64, {ptr, ptr, ptr, ptr}, false),
+Function* BpfModule::add_callback(const std::string& name, DILocation*& loc,
+                                  const std::vector<const char*>& params) {
+  auto* fn = Function::Create(FunctionType::get(i64, std::vector<Type*>(params.size(), ptr), false),
                               GlobalValue::InternalLinkage, name, *mod_);
   fn->addFnAttr(Attribute::NoUnwind);
   fn->addFnAttr(Attribute::NoInline);  // the helper takes its address
   DIType* di_long = dib_.createBasicType("long", 64, dwarf::DW_ATE_signed);
-  auto* type = dib_.createSubroutineType(
-      dib_.getOrCreateTypeArray({di_long, di_voidptr_, di_voidptr_, di_voidptr_, di_voidptr_}));
+  std::vector<Metadata*> types = {di_long};
+  types.insert(types.end(), params.size(), di_voidptr_);
+  auto* type = dib_.createSubroutineType(dib_.getOrCreateTypeArray(types));
   // Local in debug info too: BTF linkage comes from there (see below).
   auto* sp = dib_.createFunction(file_, name, "", file_, 1, type, 1, DINode::FlagPrototyped,
                                  DISubprogram::SPFlagDefinition | DISubprogram::SPFlagOptimized |
                                      DISubprogram::SPFlagLocalToUnit);
   fn->setSubprogram(sp);
-  const char* names[] = {"map", "key", "value", "ctx"};
-  for (unsigned i = 0; i < 4; ++i) {
-    fn->getArg(i)->setName(names[i]);
-    dib_.createParameterVariable(sp, names[i], i + 1, file_, 1, di_voidptr_, true);
+  for (unsigned i = 0; i < params.size(); ++i) {
+    fn->getArg(i)->setName(params[i]);
+    dib_.createParameterVariable(sp, params[i], i + 1, file_, 1, di_voidptr_, true);
   }
   loc = DILocation::get(ctx_, 1, 1, sp);
   return fn;

@@ -44,6 +44,9 @@ enum Helper : int {
   kRingbufReserve = 131,
   kRingbufSubmit = 132,
   kRingbufQuery = 134,
+  kTaskStorageGet = 156,
+  kGetCurrentTaskBtf = 158,
+  kLoop = 181,
   kForEachMapElem = 164,
   kSnprintf = 165,
 };
@@ -68,8 +71,11 @@ enum MapType : unsigned {
   kMapPercpuArray = 6,
   kMapLruHash = 9,
   kMapRingbuf = 27,
+  kMapTaskStorage = 29,
 };
 inline constexpr unsigned kMapFlagMmapable = 1u << 10;  // BPF_F_MMAPABLE
+inline constexpr unsigned kMapFlagNoPrealloc = 1u;      // BPF_F_NO_PREALLOC
+inline constexpr int64_t kStorageCreate = 1;  // BPF_LOCAL_STORAGE_GET_F_CREATE
 
 struct MapSpec {
   std::string name;
@@ -106,12 +112,18 @@ class BpfModule {
   // Starts a static `int name(void *ctx)` that programs call (a probe body
   // a dispatching program runs); not inlined, so each body keeps its own
   // 512-byte stack frame however many one program dispatches to.
-  llvm::Function* begin_subprogram(const std::string& name);
+  // With `with_data`: `int name(void *ctx, void *data)`, a second pointer
+  // the caller passes (a deferred run's kept arguments).
+  llvm::Function* begin_subprogram(const std::string& name, bool with_data = false);
   void set_line(unsigned line);
   // A static `long name(void *map, void *key, void *value, void *ctx)`, the
-  // callback shape of bpf_for_each_map_elem; `loc` gets a debug location
-  // inside it for the builder that fills it.
-  llvm::Function* add_callback(const std::string& name, llvm::DILocation*& loc);
+  // callback shape of bpf_for_each_map_elem (or, given other parameter
+  // names, one 64-bit parameter each: bpf_loop's `long (u64 index, void
+  // *ctx)`); `loc` gets a debug location inside it for the builder that
+  // fills it.
+  llvm::Function* add_callback(const std::string& name, llvm::DILocation*& loc,
+                               const std::vector<const char*>& params = {"map", "key", "value",
+                                                                         "ctx"});
 
   llvm::Value* call_helper(int id, llvm::Type* ret, llvm::ArrayRef<llvm::Value*> args);
   llvm::AllocaInst* entry_alloca(llvm::Type* ty, const llvm::Twine& name);
@@ -144,6 +156,7 @@ class BpfModule {
   std::map<std::pair<llvm::Function*, std::string>, llvm::AllocaInst*> shared_allocas_;
   llvm::DISubprogram* cur_sp_ = nullptr;
   llvm::DISubroutineType* prog_type_;
+  llvm::DISubroutineType* data_prog_type_;  // int (void *ctx, void *data)
   llvm::DIBasicType *di_int_, *di_char_;
   llvm::DIType* di_voidptr_;
   std::vector<llvm::GlobalValue*> used_;

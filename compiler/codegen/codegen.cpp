@@ -134,7 +134,8 @@ const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
   for (size_t j = 0; j < index; ++j) {
     const ir::Probe& q = m.probes[j];
     if (q.program_name.empty() || q.spec.index() != p.spec.index() ||
-        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp))
+        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp) ||
+        deferral_of(m, q) != deferral_of(m, p))
       continue;
     if (same_tree(m, q.body, p.body)) return &q;
   }
@@ -173,7 +174,7 @@ bool emit_programs(ModuleState& ms, std::string& error) {
         [&](const ir::NetfilterSpec& nf) { return emit_netfilter_program(ms, p, nf, i, error); });
     if (!ok) return false;
   }
-  return emit_syscall_dispatchers(ms, error);
+  return emit_syscall_dispatchers(ms, error) && emit_deferred_runs(ms, error);
 }
 
 // Replaces the placeholders with the scratch map, sized now that every

@@ -96,6 +96,12 @@ void ProgramEmitter::unsupported(const ir::Node* n, const std::string& what) {
 Value* ProgramEmitter::truth(Value* v) { return b_.CreateICmpNE(v, i64c(0)); }
 
 Value* ProgramEmitter::expr(const ir::Node* n) {
+  Value* v = expr_of(n);
+  note_effect(n);  // after its operands: they ran before it did anything
+  return v;
+}
+
+Value* ProgramEmitter::expr_of(const ir::Node* n) {
   using ir::Op;
   switch (n->op) {
     case Op::num: return i64c(n->a);
@@ -271,7 +277,13 @@ Value* ProgramEmitter::tp_read(const ir::Node* n) {
       unsupported(n, "tracepoint field of " + std::to_string(size) + " bytes");
     Type* ty = b_.getIntNTy(8 * size);
     Value* v;
-    if (n->a % size == 0) {
+    if (kept_) {
+      // A deferred run: the record's first bytes, kept at entry
+      // (deferral_of admits only fields within them).
+      if (n->a < 0 || n->a + size > STAP_DEFERRED_DATA)
+        unsupported(n, "a kept tracepoint field past the kept bytes");
+      v = b_.CreateAlignedLoad(ty, byte_ptr(kept_, n->a), MaybeAlign(1));
+    } else if (n->a % size == 0) {
       v = b_.CreateLoad(ty, byte_ptr(ctx_, n->a));  // direct context access
     } else {
       AllocaInst* tmp = m_.shared_alloca(m_.i64, "field");

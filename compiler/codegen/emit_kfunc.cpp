@@ -21,6 +21,7 @@
 
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "codegen/pt_regs.h"
 
 namespace stap::codegen {
 
@@ -28,10 +29,10 @@ using namespace llvm;
 
 namespace {
 
-// struct pt_regs (arch/x86/include/asm/ptrace.h), x86_64.
-constexpr int64_t kRegAx = 80;
+using pt_regs::kAx;
 // The C calling convention's argument registers: di, si, dx, cx, r8, r9.
-constexpr int64_t kArgRegs[6] = {112, 104, 96, 88, 72, 64};
+constexpr int64_t kArgRegs[6] = {pt_regs::kDi, pt_regs::kSi, pt_regs::kDx, pt_regs::kCx, pt_regs::kR8,
+                                 pt_regs::kR9};
 // The x86-64 BPF trampoline of 6.1 takes at most six arguments, in registers.
 constexpr int64_t kMaxTrampolineArgs = 6;
 constexpr int kGetAttachCookie = 174;  // bpf_get_attach_cookie
@@ -64,7 +65,7 @@ Value* ProgramEmitter::kfunc_read(const ir::Node* n) {
   if (n->op == ir::Op::fn_ret) {
     if (!context_.at_return) unsupported(n, "the return value read in a function's entry probe");
     v = trampoline ? trampoline_slot(context_.arg_count)
-                   : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegAx));
+                   : b_.CreateLoad(m_.i64, byte_ptr(ctx_, kAx));
   } else {
     if (n->a < 0 || (!trampoline && n->a > 5))
       unsupported(n, "a function argument past the sixth");
@@ -104,6 +105,7 @@ Value* ProgramEmitter::memory_read(const ir::Node* n, bool user) {
   b_.CreateStore(i64c(0), tmp);
   Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
                     {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
+  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)));
   raise_number_if(b_.CreateICmpSLT(r, i64c(0)), n->loc, "read fault [man error::fault] at 0x%llx",
                   addr);
   return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);

@@ -24,6 +24,7 @@
 #include "bpf_runtime/stap_layout.h"
 #include "bpf_runtime/unwind_row.h"
 #include "codegen/emitter.h"
+#include "codegen/pt_regs.h"
 #include "ir/key_codes.h"
 
 namespace stap::codegen {
@@ -38,8 +39,8 @@ namespace {
 // the id hash about 1 MiB.  A stack code has 24 bits for the id.
 constexpr int64_t kMinStackEntries = 16384;
 constexpr int64_t kMaxStackEntries = int64_t{1} << 24;
-// struct pt_regs (x86_64), at the start of a perf event program's context.
-constexpr int64_t kRegIp = 128, kRegCs = 136;
+// struct pt_regs, at the start of a perf event program's context.
+using pt_regs::kIp, pt_regs::kCs;
 constexpr unsigned kMaxProcesses = 8192;
 constexpr int64_t kNoExist = 1;  // BPF_NOEXIST
 constexpr unsigned kMapLruPercpuHash = 10;  // BPF_MAP_TYPE_LRU_PERCPU_HASH
@@ -223,13 +224,13 @@ Value* ProgramEmitter::user_frame(Value* level) {
 }
 
 // A perf sample's pc, from the registers the event saved.
-Value* ProgramEmitter::sample_ip() { return b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegIp)); }
+Value* ProgramEmitter::sample_ip() { return b_.CreateLoad(m_.i64, byte_ptr(ctx_, kIp)); }
 
 // Whether the sampled context was in user mode: a perf event's registers
 // say (the CPL in cs); every other probe here runs in the kernel.
 Value* ProgramEmitter::user_mode_value() {
   if (!context_.perf_sample) return b_.getFalse();
-  Value* cs = b_.CreateLoad(m_.i64, byte_ptr(ctx_, kRegCs));
+  Value* cs = b_.CreateLoad(m_.i64, byte_ptr(ctx_, kCs));
   return b_.CreateICmpEQ(b_.CreateAnd(cs, i64c(3)), i64c(3));
 }
 

@@ -13,8 +13,10 @@ ProgramEmitter::ProgramEmitter(ModuleState& ms, const ir::Probe& probe, ProgramC
     : ms_(ms), m_(ms.bpf), b_(ms.bpf.b()), probe_(probe), context_(context) {}
 
 void ProgramEmitter::emit(const std::string& name, const std::string& section) {
-  fn_ = section.empty() ? m_.begin_subprogram(name) : m_.begin_program(name, section);
+  fn_ = section.empty() ? m_.begin_subprogram(name, context_.deferred_run)
+                        : m_.begin_program(name, section);
   ctx_ = fn_->getArg(0);
+  if (context_.deferred_run) kept_ = fn_->getArg(1);
   prologue();
   Frame f;
   for (ir::Type t : probe_.slots) {
@@ -233,6 +235,7 @@ void ProgramEmitter::stmt(const ir::Node* n) {
 // lets the verifier see that the loop ends.  As in stap, try/catch cannot
 // catch "MAXACTION exceeded".
 void ProgramEmitter::stmt_loop(const ir::Node* n) {
+  note_loop_effects(n);  // a later pass through the loop follows them
   BasicBlock* head = block("loop");
   BasicBlock* body = block("loop_body");
   BasicBlock* inc = block("loop_next");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bpf_runtime/stap_layout.h"
+#include "codegen/pt_regs.h"
 
 namespace stap::codegen {
 
@@ -24,11 +25,7 @@ using namespace llvm;
 
 namespace {
 
-// struct pt_regs (arch/x86/include/asm/ptrace.h), x86_64.
-constexpr int64_t kRegR10 = 56, kRegR9 = 64, kRegR8 = 72, kRegDx = 96, kRegSi = 104,
-                  kRegDi = 112, kRegOrigAx = 120, kRegCs = 136;
-// The argument registers of the x86_64 syscall ABI, in order.
-constexpr int64_t kArgRegs[6] = {kRegDi, kRegSi, kRegDx, kRegR10, kRegR8, kRegR9};
+using pt_regs::kCs, pt_regs::kOrigAx, pt_regs::kSyscallArgs;
 // The code segment of a 32-bit task (__USER32_CS): its numbers are the
 // i386 table's, which the syscalls:* events ignore, and so do we.
 constexpr int64_t kUser32Cs = 0x23;
@@ -51,16 +48,20 @@ Value* ProgramEmitter::sys_read(const ir::Node* n) {
     return b_.CreateLoad(m_.i64, byte_ptr(ctx_, index * 8));
   };
   auto regs = [&]() { return b_.CreateIntToPtr(context_word(0), m_.ptr); };
+  // A deferred run's number and arguments are those kept at entry
+  // (stap_deferred_run.data: the number, then the six registers).
+  auto kept_word = [&](int64_t index) { return b_.CreateLoad(m_.i64, byte_ptr(kept_, index * 8)); };
   switch (n->op) {
     case ir::Op::sys_nr:
-      return exit ? saved_register(regs(), kRegOrigAx) : context_word(1);
+      if (kept_) return kept_word(0);
+      return exit ? saved_register(regs(), kOrigAx) : context_word(1);
     case ir::Op::sys_ret:
       if (!exit) throw CodegenError("a system call's return value is read in its entry probe");
       return context_word(1);
     default: break;
   }
   if (n->a < 0 || n->a > 5) throw CodegenError("system call argument out of range");
-  Value* v = saved_register(regs(), kArgRegs[n->a]);
+  Value* v = kept_ ? kept_word(1 + n->a) : saved_register(regs(), kSyscallArgs[n->a]);
   if (n->b == 8) return v;
   Value* narrow = b_.CreateTrunc(v, b_.getIntNTy(unsigned(8 * n->b)));
   return n->c ? b_.CreateSExt(narrow, m_.i64) : b_.CreateZExt(narrow, m_.i64);
@@ -72,7 +73,7 @@ void ProgramEmitter::emit_syscall_dispatch(
   fn_ = m_.begin_program(name, exit ? "raw_tp/sys_exit" : "raw_tp/sys_enter");
   ctx_ = fn_->getArg(0);
   Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
-  Value* nr = exit ? saved_register(regs, kRegOrigAx)
+  Value* nr = exit ? saved_register(regs, kOrigAx)
                    : b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
   auto run = [&](Function* body) { b_.CreateCall(body, {ctx_}); };
   for (size_t i = 0; i < bodies.size();) {
@@ -103,7 +104,7 @@ void ProgramEmitter::emit_syscall_dispatch(
         BasicBlock* call = block("call");
         IRBuilderBase::InsertPointGuard guard(b_);
         b_.SetInsertPoint(it->second);
-        Value* cs = b_.CreateAnd(saved_register(regs, kRegCs), i64c(0xffff));
+        Value* cs = b_.CreateAnd(saved_register(regs, kCs), i64c(0xffff));
         b_.CreateCondBr(b_.CreateICmpNE(cs, i64c(kUser32Cs)), call, after);
         b_.SetInsertPoint(call);
         for (Function* body : calls) run(body);
@@ -128,8 +129,11 @@ bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc,
   std::string name = "syscall_body_" + std::to_string(index);
   ProgramContext context;
   context.syscall_exit = sc.is_exit();
-  return emit_probe_programs(p, name, error,
-                             [&] { ProgramEmitter(ms, p, context).emit(name, ""); });
+  context.deferral = deferral_of(ms.ir, p);
+  return emit_probe_programs(p, name, error, [&] {
+    ProgramEmitter(ms, p, context).emit(name, "");
+    emit_deferred_body(ms, p, index, context, name);
+  });
 }
 
 // Every syscall probe of a direction then names that direction's

@@ -3,6 +3,8 @@
 // event's record (the body's tp_field/tp_chars/tp_dataloc read it at the
 // offsets of the event's tracefs format).  Probes with the same body share
 // one program, attached to each of their events (loader/attach_tracepoint.cpp).
+// A syscalls:sys_enter_* body that reads user memory may also run at the
+// call's exit (emit_deferral.cpp).
 #include "codegen/emitter.h"
 
 namespace stap::codegen {
@@ -14,8 +16,11 @@ bool emit_tracepoint_program(ModuleState& ms, ir::Probe& p, const ir::Tracepoint
     return true;
   }
   std::string name = "probe_" + std::to_string(index);
+  ProgramContext context;
+  context.deferral = deferral_of(ms.ir, p);
   return emit_probe_programs(p, name, error, [&] {
-    ProgramEmitter(ms, p).emit(name, "tracepoint/" + tp.system + "/" + tp.event);
+    ProgramEmitter(ms, p, context).emit(name, "tracepoint/" + tp.system + "/" + tp.event);
+    emit_deferred_body(ms, p, index, context, name);
   });
 }
 

@@ -64,6 +64,10 @@ struct ModuleState {
   llvm::GlobalVariable* stack_lost_map = nullptr;
   llvm::GlobalVariable* upids_map = nullptr;
   llvm::GlobalVariable* timing_map = nullptr;      // STAP_TIMING_MAP, under -t only
+  llvm::GlobalVariable* deferred_map = nullptr;    // STAP_DEFERRED_MAP, made on first use
+  // The second runs of entry bodies (emit_deferral.cpp): the index of the
+  // probe whose program keeps the run, and the body that reads it back.
+  std::vector<std::pair<uint32_t, llvm::Function*>> deferred_bodies;
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -100,7 +104,28 @@ struct ProgramContext {
   enum class Verdict : uint8_t { none, lsm, netfilter };
   Verdict verdict = Verdict::none;
   int64_t verdict_slot = -1;
+  // A system call's entry body that runs again at the call's exit when a
+  // user read faults before it has done anything visible
+  // (emit_deferral.cpp): what it keeps of its context for that run, the
+  // raw sys_enter's number and argument registers, or the first bytes of
+  // a syscalls:sys_enter_* record.  deferred_run: this is the second run,
+  // which reads them back from its second argument.
+  enum class Deferral : uint8_t { none, syscall_regs, trace_record };
+  Deferral deferral = Deferral::none;
+  bool deferred_run = false;
 };
+
+// How probe p's entry body may wait for its system call's exit
+// (emit_deferral.cpp): none unless it reads user memory in a syscall's
+// entry context whose arguments can be kept.
+ProgramContext::Deferral deferral_of(const ir::Module& m, const ir::Probe& p);
+// Builds p's second-run body (after its first, `name`), for the programs
+// emit_deferred_runs makes.
+void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, ProgramContext context,
+                        const std::string& name);
+// The raw sys_exit programs that run the kept bodies, attached before
+// every other program there (loader/attach/attach_syscall.cpp).
+bool emit_deferred_runs(ModuleState& ms, std::string& error);
 
 // Kernel-context programs, one function per kind (emit_<kind>.cpp), chosen
 // by the table in codegen.cpp.  Each builds the probe's programs and sets
@@ -141,6 +166,12 @@ class ProgramEmitter {
   // its number, or for every call when that is -1.
   void emit_syscall_dispatch(const std::string& name, bool exit,
                              const std::vector<std::pair<int64_t, llvm::Function*>>& bodies);
+  // One STAP_DEFERRED_PROG program (emit_deferral.cpp): the kept runs of
+  // the calling task whose bodies are among `bodies`; `last` also counts
+  // the runs no program took and empties the task's list.
+  void emit_deferred_dispatch(const std::string& name,
+                              const std::vector<std::pair<uint32_t, llvm::Function*>>& bodies,
+                              bool last);
 
  private:
   // How a printf/log/warn argument travels (emit_builtins.cpp): its value,
@@ -175,8 +206,17 @@ class ProgramEmitter {
   bool open() const;
   llvm::Value* slot_value(const Frame& f, size_t i);
 
+  // emit_deferral.cpp: entry bodies that wait for the system call's exit
+  bool may_defer() const;
+  void note_effect(const ir::Node* n);
+  void note_loop_effects(const ir::Node* loop);
+  void defer_if_faulted(llvm::Value* failed);
+  llvm::Value* keep_deferred_run();
+  llvm::Value* deferred_map();
+
   // emit_expr.cpp: values and operators
   llvm::Value* expr(const ir::Node* n);
+  llvm::Value* expr_of(const ir::Node* n);
   llvm::Value* binary(const ir::Node* n);
   llvm::Value* divide(const ir::Node* n, llvm::Value* a, llvm::Value* b);
   llvm::Value* logical(const ir::Node* n);
@@ -304,6 +344,10 @@ class ProgramEmitter {
   llvm::AllocaInst* reg_slot_ = nullptr;  // saved_register()'s read buffer
   llvm::Function* fn_ = nullptr;
   llvm::Value* ctx_ = nullptr;
+  llvm::Value* kept_ = nullptr;  // a deferred run's kept context (stap_deferred_run.data)
+  // Whether code emitted so far may have done something visible: a user
+  // read that faults after it cannot wait for the call's exit.
+  bool effects_begun_ = false;
   llvm::Value* globals_ = nullptr;  // stap_globals[0]
   llvm::Value* scratch_ = nullptr;  // stap_scratch[0] (this CPU's)
   llvm::BasicBlock* exit_bb_ = nullptr;

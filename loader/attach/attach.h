@@ -62,6 +62,10 @@ bool attach_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::Tracepoi
                        std::vector<bpf_link*>& links, std::string& error);
 bool attach_syscall(bpf_program* prog, const ir::Probe& p, const ir::SyscallSpec& sc,
                     std::vector<bpf_link*>& links, std::string& error);
+// The object's STAP_DEFERRED_PROG programs, if any, on the raw sys_exit:
+// attached before every probe, so a kept entry body runs before the
+// call's return probes.
+bool attach_deferred_runs(bpf_object* obj, std::vector<bpf_link*>& links, std::string& error);
 bool attach_btf_tracepoint(bpf_program* prog, const ir::Probe& p, const ir::BtfTracepointSpec& tp,
                            std::vector<bpf_link*>& links, std::string& error);
 // kernel.lsm probes (attach_lsm.cpp).  Before load: whether the kernel

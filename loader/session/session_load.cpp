@@ -89,6 +89,26 @@ std::string failed_probe(bpf_object* obj, const ir::Module& module) {
 
 }  // namespace
 
+std::string missing_bpf_privileges() {
+  constexpr int kCapSysAdmin = 21, kCapPerfmon = 38, kCapBpf = 39;
+  FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return {};  // cannot tell: let the kernel decide
+  unsigned long long effective = 0;
+  bool found = false;
+  char line[256];
+  while (!found && std::fgets(line, sizeof line, f))
+    found = std::sscanf(line, "CapEff: %llx", &effective) == 1;
+  std::fclose(f);
+  if (!found) return {};
+  auto has = [&](int cap) { return (effective >> cap) & 1; };
+  if (has(kCapSysAdmin) || (has(kCapBpf) && has(kCapPerfmon))) return {};
+  std::string lacking = has(kCapBpf) ? "CAP_PERFMON" : has(kCapPerfmon) ? "CAP_BPF" : "CAP_BPF and CAP_PERFMON";
+  return "running the probes needs root, or the capabilities CAP_BPF and CAP_PERFMON "
+         "(CAP_SYS_ADMIN also serves); this process lacks " + lacking +
+         ": run it with sudo, or give them to it (setcap cap_bpf,cap_perfmon+ep, or a "
+         "container's --cap-add)";
+}
+
 uint64_t ring_buffer_bytes(int64_t megabytes) {
   uint64_t want = static_cast<uint64_t>(megabytes) << 20;
   uint64_t size = 1;

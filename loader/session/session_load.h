@@ -31,4 +31,11 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
 // kernel requires.
 uint64_t ring_buffer_bytes(int64_t megabytes);
 
+// Empty when this process may create BPF maps and programs and open the
+// perf events probes attach through: root, CAP_SYS_ADMIN, or CAP_BPF with
+// CAP_PERFMON (Linux 5.8+).  Else what it lacks and what to do, checked
+// before anything is created, so the kernel's bare "Operation not
+// permitted" is never the message.
+std::string missing_bpf_privileges();
+
 }  // namespace stap

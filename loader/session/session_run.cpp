@@ -95,6 +95,7 @@ class Session {
   void report_error(const std::string& message);
   void report_output_error(const std::string& message);
   void warn(const std::string& message);
+  void report_deferred_runs(const stap_globals_header& h);
   int finish();
   int64_t total_errors() const;
   int64_t errors_read() const;
@@ -200,6 +201,10 @@ bool Session::prepare(std::string_view object) {
   std::string error;
   if (!read_object_module(object, module_, error)) {
     std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+    return false;
+  }
+  if (std::string lacking = missing_bpf_privileges(); !lacking.empty()) {
+    std::fprintf(stderr, "ERROR: %s\n", lacking.c_str());
     return false;
   }
   if (!open_output()) return false;
@@ -382,6 +387,10 @@ void Session::run_user_probe(size_t index, int subject) {
 
 bool Session::attach_all() {
   std::set<std::string> attached;
+  if (std::string error; !attach_deferred_runs(obj_, links_, error)) {
+    std::fprintf(stderr, "ERROR: %s\n", error.c_str());
+    return false;
+  }
   for (const ir::Probe& p : module_.probes) {
     if (p.context != ir::Context::kernel) continue;
     std::string error;
@@ -640,6 +649,20 @@ void Session::warn(const std::string& message) {
   sink_->warning(message);
 }
 
+// Entry bodies that waited for their system call's exit to read user
+// memory (compiler/codegen/emit_deferral.cpp): how many, under -v; the
+// reads that faulted and could not wait, always: never a silent fallback.
+void Session::report_deferred_runs(const stap_globals_header& h) {
+  if (options_.verbose >= 1 && h.deferred_runs > 0)
+    std::fprintf(stderr, "Pass 5: %llu probe runs waited for their system call's exit to read user "
+                 "memory\n", static_cast<unsigned long long>(h.deferred_runs));
+  if (h.deferred_failed > 0)
+    warn(std::to_string(h.deferred_failed) + " user memory reads faulted at a system call's entry "
+         "and could not wait for its exit (the body had already printed or stored, or the task "
+         "had more than " + std::to_string(STAP_DEFERRED_SLOTS) + " runs waiting, or exec had "
+         "replaced its memory): they took stap's fallback (its error, the default, or 0)");
+}
+
 // Errors whose message has been read: the user-context ones and the
 // kernel records drained so far.  The header's count also holds errors
 // whose records are still in the ring buffer, so deciding on it would
@@ -696,6 +719,7 @@ int Session::finish() {
     warn("There were " + std::to_string(lost) + " stacks the stack map could not hold (full, or "
          "very rarely a hash collision): they count as \"\". Try -D MAXMAPENTRIES=N to enlarge it.");
   const stap_globals_header& h = store_->header();
+  report_deferred_runs(h);
   int64_t errors = total_errors();
   if (errors > 0 || h.skipped > 0)
     warn("Number of errors: " + std::to_string(errors) +

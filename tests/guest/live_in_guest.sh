@@ -21,7 +21,7 @@ cases=(
   try_catch_kernel print_family_kernel printf_kernel error_division_kernel
   delete_kernel maxmapentries_kernel tp_char_array tp_data_loc tp_btf tp_btf_list lsm_deny lsm_tapset
   exit_tracepoint concurrent_increment array_insert_race printf_memory kernel_memory
-  syscall_argstr syscall_return_args regex_kernel err_kernel_all hist_kernel
+  syscall_argstr syscall_return_args user_string_cold regex_kernel err_kernel_all hist_kernel
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_kread_fault kfunc_no_mechanism
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace

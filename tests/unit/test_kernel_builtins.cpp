@@ -85,3 +85,16 @@ TEST_CASE("kernel builtins: run-time arguments and odd MAXSTRINGLEN", "[codegen]
     }
   }
 }
+
+// A body's user read may wait for its system call's exit only while the
+// body has done nothing visible (codegen/emit_deferral.cpp): which
+// builtins count as doing something must agree with the table's `pure`.
+TEST_CASE("kernel builtins: effects are the impure ones", "[codegen]") {
+  for (std::string_view name : ir::kernel_builtins())
+    for (const Builtin& b : all_builtins())
+      if (b.name == name) {
+        INFO(b.signature());
+        CHECK(ir::builtin_has_effect(name) == !b.pure);
+      }
+  CHECK(ir::builtin_has_effect("no_such_builtin"));
+}

@@ -48,4 +48,13 @@ bool kernel_supports_builtin(std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+bool builtin_has_effect(std::string_view name) {
+  static const std::vector<std::string_view> effects = {
+      "print_stack", "print_ustack", "exit", "error", "assert", "warn", "log", "abort",
+      "tokenize",  // keeps its place in the string between calls
+  };
+  if (!kernel_supports_builtin(name) || name.ends_with("_warn")) return true;
+  return std::find(effects.begin(), effects.end(), name) != effects.end();
+}
+
 }  // namespace stap::ir

@@ -15,4 +15,12 @@ namespace stap::ir {
 bool kernel_supports_builtin(std::string_view name);
 const std::vector<std::string_view>& kernel_builtins();
 
+// Whether a builtin does something visible besides giving its value
+// (output, a warning, an error, the session's end).  A body whose user
+// read faults may run again at its system call's exit only while nothing
+// of this kind has happened (codegen/emit_deferral.cpp).  Names not in
+// kernel_builtins() count as effects.  It agrees with the builtins
+// table's `pure` (tests/unit/test_codegen.cpp checks every name).
+bool builtin_has_effect(std::string_view name);
+
 }  // namespace stap::ir

@@ -1,0 +1,358 @@
+// Entry bodies of system calls that wait for the call's exit when a user
+// read faults (the contract: bpf_runtime/stap_layout.h, STAP_DEFERRED_MAP).
+//
+// A BPF program cannot sleep, so it cannot fault a page in: a path the
+// task has not touched yet (a constant in a binary's read-only data, the
+// first open of a run) cannot be read at sys_enter, and stap's user_string
+// fails there ("user string copy fault").  The system call copies that
+// memory itself, so at its exit the page is there.  So an entry body whose
+// user read faults before the body has done anything visible (output, a
+// global written, a warning: none of it can be taken back) keeps its
+// context in the task's storage and ends; a program first on the raw
+// sys_exit tracepoint runs a second build of the body with what was kept.
+// A fault after something visible takes stap's path (the error, err_msg,
+// 0) and is counted, as are runs that could not be kept.
+//
+// Two contexts can be kept: the raw sys_enter's (SyscallSpec: the number
+// and the six argument registers) and a syscalls:sys_enter_* tracepoint's
+// record (its first STAP_DEFERRED_DATA bytes hold the number and every
+// argument).  Bounded by the 256 functions a program may call, the exit
+// side is split like the syscall dispatchers.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <set>
+
+#include "bpf_runtime/stap_layout.h"
+#include "codegen/emitter.h"
+#include "codegen/pt_regs.h"
+#include "ir/kernel_builtins.h"
+
+namespace stap::codegen {
+
+using namespace llvm;
+using Deferral = ProgramContext::Deferral;
+
+namespace {
+
+// x86_64 execve and execveat: once they succeed, the memory the kept
+// arguments point into is gone.
+constexpr int64_t kNrExecve = 59, kNrExecveat = 322;
+constexpr size_t kBodiesPerProgram = 200;  // as emit_syscall_dispatchers
+
+// What a body's tree (with the functions it calls, which are inlined)
+// holds that matters here.
+struct BodyScan {
+  const ir::Module& m;
+  bool user_reads = false;
+  bool effects = false;
+  bool fields_kept = true;  // every record field within the kept bytes, past the common ones
+  int64_t fields_end = 8;   // where the last field read ends
+  std::set<int64_t> seen;   // functions walked
+
+  void walk(const ir::Node* n) {
+    if (!n) return;
+    if (n->op == ir::Op::uread || (n->op == ir::Op::builtin && n->s.starts_with("user_")))
+      user_reads = true;
+    if (n->op == ir::Op::tp_chars || n->op == ir::Op::tp_dataloc ||
+        (n->op == ir::Op::tp_field && (n->a < 8 || n->a + n->b > STAP_DEFERRED_DATA)))
+      fields_kept = false;
+    if (n->op == ir::Op::tp_field) fields_end = std::max(fields_end, n->a + n->b);
+    if (node_has_effect(*n)) effects = true;
+    if (n->op == ir::Op::call && seen.insert(n->a).second)
+      walk(m.functions.at(size_t(n->a)).body);
+    for (const ir::Node* k : n->kids) walk(k);
+  }
+
+  // What can be seen outside the body once the node has run.  A call is
+  // its callee's nodes (walked where it is inlined).
+  static bool node_has_effect(const ir::Node& n) {
+    switch (n.op) {
+      case ir::Op::set_global: case ir::Op::add_global: case ir::Op::set_elem:
+      case ir::Op::add_elem: case ir::Op::delete_elem: case ir::Op::clear_global:
+      case ir::Op::stat_add: case ir::Op::print_hist: case ir::Op::printf: case ir::Op::error:
+      case ir::Op::exit: case ir::Op::set_verdict: case ir::Op::set_procfs_value:
+        return true;
+      case ir::Op::builtin: return ir::builtin_has_effect(n.s);
+      default: return false;
+    }
+  }
+};
+
+}  // namespace
+
+Deferral deferral_of(const ir::Module& m, const ir::Probe& p) {
+  if (p.context != ir::Context::kernel) return Deferral::none;
+  Deferral kind = Deferral::none;
+  if (const auto* sc = p.as<ir::SyscallSpec>()) {
+    if (!sc->is_exit()) kind = Deferral::syscall_regs;
+  } else if (const auto* tp = p.as<ir::TracepointSpec>()) {
+    if (tp->system == "syscalls" && tp->event.starts_with("sys_enter_")) kind = Deferral::trace_record;
+  }
+  if (kind == Deferral::none) return kind;
+  BodyScan scan{m};
+  scan.walk(p.body);
+  if (!scan.user_reads || (kind == Deferral::trace_record && !scan.fields_kept))
+    return Deferral::none;
+  return kind;
+}
+
+void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, ProgramContext context,
+                        const std::string& name) {
+  if (context.deferral == Deferral::none) return;
+  context.deferred_run = true;
+  std::string body = name + "_deferred";
+  ProgramEmitter(ms, p, context).emit(body, "");
+  ms.deferred_bodies.emplace_back(uint32_t(index), ms.bpf.module().getFunction(body));
+}
+
+bool emit_deferred_runs(ModuleState& ms, std::string& error) {
+  const auto& all = ms.deferred_bodies;
+  for (size_t first = 0, part = 0; first < all.size(); first += kBodiesPerProgram, ++part) {
+    size_t end = std::min(all.size(), first + kBodiesPerProgram);
+    std::string name = std::string(STAP_DEFERRED_PROG) + (part ? "_" + std::to_string(part) : "");
+    std::vector<std::pair<uint32_t, Function*>> chunk(all.begin() + long(first),
+                                                      all.begin() + long(end));
+    try {
+      ProgramEmitter(ms, ms.ir.probes.at(chunk[0].first))
+          .emit_deferred_dispatch(name, chunk, end == all.size());
+    } catch (const CodegenError& e) {
+      error = e.what();
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ProgramEmitter::may_defer() const {
+  return context_.deferral != Deferral::none && !context_.deferred_run;
+}
+
+void ProgramEmitter::note_effect(const ir::Node* n) {
+  if (may_defer() && !effects_begun_ && BodyScan::node_has_effect(*n)) effects_begun_ = true;
+}
+
+// A loop's later passes follow whatever its earlier ones did.
+void ProgramEmitter::note_loop_effects(const ir::Node* loop) {
+  if (!may_defer() || effects_begun_) return;
+  BodyScan scan{ms_.ir};
+  scan.walk(loop);
+  if (scan.effects) effects_begun_ = true;
+}
+
+Value* ProgramEmitter::deferred_map() {
+  if (!ms_.deferred_map)
+    ms_.deferred_map = m_.add_map({STAP_DEFERRED_MAP, kMapTaskStorage, 0, kMapFlagNoPrealloc, 4,
+                                   unsigned(sizeof(stap_deferred))});
+  return ms_.deferred_map;
+}
+
+// Before a user read's fault path: when `failed`, the run is kept for the
+// call's exit and the body ends; else (or when it cannot be kept) the
+// code after this goes on to the fault path, counted.
+void ProgramEmitter::defer_if_faulted(Value* failed) {
+  if (!may_defer()) return;
+  BasicBlock* faulted = block("user_fault");
+  BasicBlock* go_on = block("user_read_on");
+  b_.CreateCondBr(failed, faulted, go_on);
+  b_.SetInsertPoint(faulted);
+  if (effects_begun_) {
+    atomic_inc(header_field(offsetof(stap_globals_header, deferred_failed)));
+    b_.CreateBr(go_on);
+  } else {
+    BasicBlock* leave = block("deferred");
+    b_.CreateCondBr(keep_deferred_run(), leave, go_on);
+    b_.SetInsertPoint(leave);
+    b_.CreateStore(i64c(0), scratch_);  // the nesting guard, as every exit clears it
+    b_.CreateRet(program_result());
+  }
+  b_.SetInsertPoint(go_on);
+}
+
+// Appends this run to the task's list: the probe, the call's number and
+// the context kept.  An i1: whether there was room (counted either way).
+Value* ProgramEmitter::keep_deferred_run() {
+  Value* task = helper(kGetCurrentTaskBtf, m_.ptr, {});
+  Value* store = helper(kTaskStorageGet, m_.ptr,
+                        {deferred_map(), task, ConstantPointerNull::get(cast<PointerType>(m_.ptr)), i64c(kStorageCreate)});
+  BasicBlock* have = block("have_runs");
+  BasicBlock* room = block("run_room");
+  BasicBlock* full = block("runs_full");
+  BasicBlock* done = block("run_kept");
+  b_.CreateCondBr(b_.CreateIsNull(store), full, have);
+
+  b_.SetInsertPoint(have);
+  Value* count = b_.CreateLoad(m_.i32, store);
+  b_.CreateCondBr(b_.CreateICmpUGE(count, b_.getInt32(STAP_DEFERRED_SLOTS)), full, room);
+
+  b_.SetInsertPoint(room);
+  Value* offset = b_.CreateAdd(i64c(offsetof(stap_deferred, runs)),
+                               b_.CreateMul(b_.CreateZExt(count, m_.i64),
+                                            i64c(sizeof(stap_deferred_run))));
+  Value* run = byte_ptr(store, offset);
+  Value* data = byte_ptr(run, int64_t(offsetof(stap_deferred_run, data)));
+  auto keep_word = [&](int64_t i, Value* v) {
+    b_.CreateAlignedStore(v, byte_ptr(data, i * 8), MaybeAlign(8));
+  };
+  Value* nr;
+  if (context_.deferral == Deferral::syscall_regs) {
+    // sys_enter(struct pt_regs *regs, long id)
+    nr = b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
+    Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
+    keep_word(0, nr);
+    for (int64_t i = 0; i < 6; ++i) keep_word(1 + i, saved_register(regs, pt_regs::kSyscallArgs[i]));
+  } else {
+    // The record: the common fields, int __syscall_nr at 8, the arguments.
+    // Only as far as the body reads (the kernel refuses to attach a
+    // program that reads past an event's record), and not the common
+    // fields, which a tracepoint program may not read (nor, so, the kept
+    // body: deferral_of).
+    BodyScan scan{ms_.ir};
+    scan.walk(probe_.body);
+    keep_word(0, i64c(0));
+    for (int64_t i = 1; i * 8 < scan.fields_end; ++i)
+      keep_word(i, b_.CreateLoad(m_.i64, byte_ptr(ctx_, i * 8)));
+    nr = b_.CreateSExt(b_.CreateLoad(m_.i32, byte_ptr(ctx_, int64_t(8))), m_.i64);
+  }
+  b_.CreateStore(b_.getInt32(uint32_t(&probe_ - ms_.ir.probes.data())), run);
+  b_.CreateStore(b_.CreateTrunc(nr, m_.i32), byte_ptr(run, int64_t(offsetof(stap_deferred_run, nr))));
+  b_.CreateStore(b_.CreateAdd(count, b_.getInt32(1)), store);
+  atomic_inc(header_field(offsetof(stap_globals_header, deferred_runs)));
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(full);
+  atomic_inc(header_field(offsetof(stap_globals_header, deferred_failed)));
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(done);
+  PHINode* kept = b_.CreatePHI(b_.getInt1Ty(), 2);
+  kept->addIncoming(b_.getTrue(), room);
+  kept->addIncoming(b_.getFalse(), full);
+  return kept;
+}
+
+// The kept runs are taken in a bpf_loop callback: each body then has one
+// call site, which the verifier walks once, not once per slot (four
+// copies of 200 bodies pass its budget of a million instructions).
+namespace {
+// What the program hands the callback (on its stack).
+struct DispatchState {
+  static constexpr int64_t kStore = 0;    // struct stap_deferred *
+  static constexpr int64_t kCtx = 8;      // the program's context
+  static constexpr int64_t kGlobals = 16; // stap_globals[0] or null (last program)
+  static constexpr int64_t kNr = 24;      // the call's number (u32)
+  static constexpr int64_t kRunnable = 28;  // 0 after a successful exec (u32)
+  static constexpr uint64_t kSize = 32;
+};
+}  // namespace
+
+void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
+                                            const std::vector<std::pair<uint32_t, Function*>>& bodies,
+                                            bool last) {
+  fn_ = m_.begin_program(name, "raw_tp/sys_exit");
+  ctx_ = fn_->getArg(0);
+  BasicBlock* done = block("done");
+  Value* task = helper(kGetCurrentTaskBtf, m_.ptr, {});
+  auto* null = ConstantPointerNull::get(cast<PointerType>(m_.ptr));
+  Value* store = helper(kTaskStorageGet, m_.ptr, {deferred_map(), task, null, i64c(0)});
+  BasicBlock* have = block("have_runs");
+  b_.CreateCondBr(b_.CreateIsNull(store), done, have);
+
+  b_.SetInsertPoint(have);
+  BasicBlock* some = block("some_runs");
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(m_.i32, store), b_.getInt32(0)), done, some);
+
+  b_.SetInsertPoint(some);
+  // sys_exit(struct pt_regs *regs, long ret)
+  Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
+  Value* nr = saved_register(regs, pt_regs::kOrigAx);
+  Value* ret = b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
+  Value* exec = b_.CreateOr(b_.CreateICmpEQ(nr, i64c(kNrExecve)), b_.CreateICmpEQ(nr, i64c(kNrExecveat)));
+  Value* runnable = b_.CreateNot(b_.CreateAnd(exec, b_.CreateICmpEQ(ret, i64c(0))));
+  Value* globals = null;
+  if (last) {
+    AllocaInst* zero = m_.entry_alloca(m_.i32, "zero");
+    b_.CreateStore(b_.getInt32(0), zero);
+    globals = helper(kMapLookupElem, m_.ptr, {ms_.globals_map, zero});
+  }
+  AllocaInst* state = m_.entry_alloca(ArrayType::get(m_.i64, DispatchState::kSize / 8), "dispatch");
+  b_.CreateStore(store, byte_ptr(state, DispatchState::kStore));
+  b_.CreateStore(ctx_, byte_ptr(state, DispatchState::kCtx));
+  b_.CreateStore(globals, byte_ptr(state, DispatchState::kGlobals));
+  b_.CreateStore(b_.CreateTrunc(nr, m_.i32), byte_ptr(state, DispatchState::kNr));
+  b_.CreateStore(b_.CreateZExt(runnable, m_.i32), byte_ptr(state, DispatchState::kRunnable));
+
+  // long run_slot(u64 index, struct dispatch_state *state)
+  DILocation* loc = nullptr;
+  Function* cb_fn = m_.add_callback(name + "_slot", loc, {"index", "state"});
+  LLVMContext& c = m_.module().getContext();
+  IRBuilder<> cb(BasicBlock::Create(c, "entry", cb_fn));
+  cb.SetCurrentDebugLocation(loc);
+  auto cb_block = [&](const char* label) { return BasicBlock::Create(c, label, cb_fn); };
+  Value* index = cb.CreatePtrToInt(cb_fn->getArg(0), m_.i64);
+  Value* st = cb_fn->getArg(1);
+  BasicBlock* stop = cb_block("stop");
+  BasicBlock* in_range = cb_block("in_range");
+  BasicBlock* slot = cb_block("slot");
+  cb.CreateCondBr(cb.CreateICmpUGE(index, cb.getInt64(STAP_DEFERRED_SLOTS)), stop, in_range);
+  cb.SetInsertPoint(in_range);
+  Value* runs = cb.CreateLoad(m_.ptr, st);
+  Value* count = cb.CreateZExt(cb.CreateLoad(m_.i32, runs), m_.i64);
+  cb.CreateCondBr(cb.CreateICmpUGE(index, count), stop, slot);
+
+  cb.SetInsertPoint(slot);
+  Value* run = cb.CreateGEP(
+      m_.i8, runs,
+      cb.CreateAdd(cb.getInt64(offsetof(stap_deferred, runs)),
+                   cb.CreateMul(index, cb.getInt64(sizeof(stap_deferred_run)))));
+  Value* run_nr = cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, nr)));
+  Value* same_call = cb.CreateAnd(
+      cb.CreateICmpNE(cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kRunnable)),
+                      cb.getInt32(0)),
+      cb.CreateICmpEQ(run_nr, cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kNr))));
+  BasicBlock* choose = cb_block("choose_body");
+  BasicBlock* after = cb_block("after_body");
+  cb.CreateCondBr(same_call, choose, after);
+  cb.SetInsertPoint(choose);
+  SwitchInst* sw = cb.CreateSwitch(cb.CreateLoad(m_.i32, run), after);
+  std::set<uint32_t> cased;
+  Value* prog_ctx = nullptr;
+  for (const auto& [probe, body] : bodies) {
+    if (!cased.insert(probe).second) continue;
+    BasicBlock* call = cb_block("deferred_body");
+    sw->addCase(cb.getInt32(probe), call);
+    cb.SetInsertPoint(call);
+    prog_ctx = cb.CreateLoad(m_.ptr, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kCtx));
+    cb.CreateCall(body, {prog_ctx, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, data))});
+    cb.CreateStore(cb.getInt32(STAP_DEFERRED_DONE), run);
+    cb.CreateBr(after);
+  }
+  cb.SetInsertPoint(after);
+  if (last) {
+    // No program ran it: a stale run, or one after a successful exec.
+    Value* g = cb.CreateLoad(m_.ptr, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kGlobals));
+    Value* not_run = cb.CreateICmpNE(cb.CreateLoad(m_.i32, run), cb.getInt32(STAP_DEFERRED_DONE));
+    BasicBlock* lost = cb_block("run_lost");
+    BasicBlock* counted = cb_block("run_counted");
+    cb.CreateCondBr(cb.CreateAnd(not_run, cb.CreateIsNotNull(g)), lost, counted);
+    cb.SetInsertPoint(lost);
+    cb.CreateAtomicRMW(AtomicRMWInst::Add,
+                       cb.CreateConstGEP1_64(m_.i8, g, offsetof(stap_globals_header, deferred_failed)),
+                       cb.getInt64(1), Align(8), AtomicOrdering::Monotonic);
+    cb.CreateBr(counted);
+    cb.SetInsertPoint(counted);
+  }
+  cb.CreateRet(cb.getInt64(0));
+  cb.SetInsertPoint(stop);
+  cb.CreateRet(cb.getInt64(1));  // 1 ends the loop
+
+  helper(kLoop, m_.i64, {i64c(STAP_DEFERRED_SLOTS), cb_fn, state, i64c(0)});
+  if (last) b_.CreateStore(b_.getInt32(0), store);  // every run taken
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  b_.CreateRet(b_.getInt32(0));
+}
+
+}  // namespace stap::codegen
