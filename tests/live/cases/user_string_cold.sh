@@ -1,3 +1,4 @@
+#! timeout: 60
 # User reads that fault at a system call's entry (a path on a page the
 # task never touched: cold_paths maps each on its own and opens it
 # unread) wait for the call's exit and read it then: stap's one-liners
