@@ -197,7 +197,7 @@ Value* ProgramEmitter::read_string(const ir::Node* n, bool user, Value* addr, Va
   Value* src = b_.CreateIntToPtr(addr, m_.ptr);
   Value* r = limit ? runtime_call("stp_read_str", m_.i64, {dst, src, limit, i64c(ms_.maxlen), i64c(user)})
                    : helper(user ? kProbeReadUserStr : kProbeReadKernelStr, m_.i64, {dst, i64c(ms_.maxlen), src});
-  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)));
+  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)), addr);
   BasicBlock* fault = block("str_fault");
   BasicBlock* done = block("str_read");
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
@@ -245,7 +245,7 @@ Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, un
   b_.CreateStore(i64c(0), tmp);
   Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
                     {tmp, i64c(size), b_.CreateIntToPtr(addr, m_.ptr)});
-  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)));
+  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)), addr);
   BasicBlock* fault = block("read_fault");
   BasicBlock* done = block("read_ok");
   b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);

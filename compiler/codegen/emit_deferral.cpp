@@ -41,6 +41,10 @@ namespace {
 // arguments point into is gone.
 constexpr int64_t kNrExecve = 59, kNrExecveat = 322;
 constexpr size_t kBodiesPerProgram = 200;  // as emit_syscall_dispatchers
+// x86_64 user addresses: from mmap_min_addr's default (64 KiB) to the
+// end of a 47-bit address space (a 5-level-paging task may map above it
+// only when it asks for such an address).
+constexpr int64_t kLowestUserAddress = 0x10000, kUserAddressEnd = 0x800000000000;
 
 // What a body's tree (with the functions it calls, which are inlined)
 // holds that matters here.
@@ -149,14 +153,20 @@ Value* ProgramEmitter::deferred_map() {
   return ms_.deferred_map;
 }
 
-// Before a user read's fault path: when `failed`, the run is kept for the
-// call's exit and the body ends; else (or when it cannot be kept) the
-// code after this goes on to the fault path, counted.
-void ProgramEmitter::defer_if_faulted(Value* failed) {
+// Before a user read's fault path: when `failed` at an address that can
+// be user memory, the run is kept for the call's exit and the body ends;
+// else (or when it cannot be kept) the code after this goes on to the
+// fault path, counted.  An address no mapping can have (NULL and the
+// page below mmap_min_addr, a kernel one) is the script's or the traced
+// program's mistake: waiting cannot help, and stap's fallback follows
+// at once, not counted.
+void ProgramEmitter::defer_if_faulted(Value* failed, Value* addr) {
   if (!may_defer()) return;
+  Value* mappable = b_.CreateAnd(b_.CreateICmpUGE(addr, i64c(kLowestUserAddress)),
+                                 b_.CreateICmpULT(addr, i64c(kUserAddressEnd)));
   BasicBlock* faulted = block("user_fault");
   BasicBlock* go_on = block("user_read_on");
-  b_.CreateCondBr(failed, faulted, go_on);
+  b_.CreateCondBr(b_.CreateAnd(failed, mappable), faulted, go_on);
   b_.SetInsertPoint(faulted);
   if (effects_begun_) {
     atomic_inc(header_field(offsetof(stap_globals_header, deferred_failed)));

@@ -105,7 +105,7 @@ Value* ProgramEmitter::memory_read(const ir::Node* n, bool user) {
   b_.CreateStore(i64c(0), tmp);
   Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
                     {tmp, i64c(n->b), b_.CreateIntToPtr(addr, m_.ptr)});
-  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)));
+  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)), addr);
   raise_number_if(b_.CreateICmpSLT(r, i64c(0)), n->loc, "read fault [man error::fault] at 0x%llx",
                   addr);
   return narrow(b_.CreateLoad(m_.i64, tmp), n->b, n->c != 0);

@@ -92,7 +92,7 @@ Value* ProgramEmitter::number_reader(const ir::Node* n) {
     Value* tmp = scratch_slot(8);  // scratch, not stack: probes call many builtins
     b_.CreateStore(i64c(0), tmp);
     Value* rc = helper(kProbeReadUser, m_.i64, {tmp, i64c(r.size), b_.CreateIntToPtr(addr, m_.ptr)});
-    defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)));
+    defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)), addr);
     BasicBlock* fault = block("read_fault");
     BasicBlock* done = block("read_ok");
     b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
@@ -230,7 +230,7 @@ Value* ProgramEmitter::string_warn_reader(const ir::Node* n) {
   Value* dst = string_temp();
   Value* rc = runtime_call("stp_read_str", m_.i64,
                            {dst, b_.CreateIntToPtr(addr, m_.ptr), limit, i64c(ms_.maxlen), i64c(1)});
-  defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)));
+  defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)), addr);
   BasicBlock* fault = block("str_fault");
   BasicBlock* done = block("str_read");
   b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);

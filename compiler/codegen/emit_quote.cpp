@@ -102,7 +102,7 @@ Value* ProgramEmitter::quote_builtin(const ir::Node* n) {
   }
   Value* bad = b_.CreateICmpSLT(rc, i64c(0));
   if (name == "kernel_string_quoted") bad = b_.CreateOr(bad, b_.CreateICmpEQ(addr, i64c(0)));
-  if (user) defer_if_faulted(bad);
+  if (user) defer_if_faulted(bad, addr);
   b_.CreateCondBr(bad, fault, ok);
 
   b_.SetInsertPoint(ok);

@@ -210,7 +210,7 @@ class ProgramEmitter {
   bool may_defer() const;
   void note_effect(const ir::Node* n);
   void note_loop_effects(const ir::Node* loop);
-  void defer_if_faulted(llvm::Value* failed);
+  void defer_if_faulted(llvm::Value* failed, llvm::Value* addr);
   llvm::Value* keep_deferred_run();
   llvm::Value* deferred_map();
 

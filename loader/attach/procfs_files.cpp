@@ -7,7 +7,9 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,6 +90,61 @@ bool ProcfsFiles::start(std::string& error) {
   return true;
 }
 
+// A session killed with SIGKILL cannot remove its FIFOs, so a child
+// process does it for it.  It holds nothing but its end of a socket pair
+// on which the session sends each file and directory it makes ('f' or 'd',
+// the path, a NUL); when the read ends (the session is gone, however it
+// ended) it takes the directory's lock (a new session that already took
+// it keeps its files), removes those files and directories, newest first,
+// and exits.  Between fork and exit it only makes system calls: the
+// session has threads.  Started once the directory is locked, before any
+// FIFO exists, so there is no moment a kill leaves one behind.
+void ProcfsFiles::start_reaper() {
+  int fds[2];  // a socket pair, not a pipe: a send to a dead reaper is no SIGPIPE
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return;
+  const char* root = root_.c_str();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // Nothing of the session's stays open here (its maps and programs
+    // would outlive it, a reader of its output would wait for this end):
+    // only its socket, as descriptor 3, and /dev/null.
+    if (dup2(fds[0], 3) < 0) _exit(0);
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null >= 0; ++fd) dup2(null, fd);
+    syscall(SYS_close_range, 4u, ~0u, 0u);
+    static char made[1 << 16];
+    size_t len = 0;
+    for (;;) {
+      ssize_t n = read(3, made + len, sizeof made - 1 - len);
+      if (n > 0) len += size_t(n);
+      else if (n == 0 || errno != EINTR) break;
+    }
+    int dir = open(root, O_RDONLY | O_DIRECTORY);
+    if (dir < 0 || flock(dir, LOCK_EX | LOCK_NB) != 0) _exit(0);
+    // Newest first: from each record's NUL back to the one before it.
+    made[len] = '\0';
+    for (size_t end = len; end > 0;) {
+      size_t begin = end - 1;
+      while (begin > 0 && made[begin - 1] != '\0') --begin;
+      if (made[begin] == 'f') unlink(made + begin + 1);
+      else rmdir(made + begin + 1);
+      end = begin;
+    }
+    _exit(0);
+  }
+  close(fds[0]);
+  if (pid < 0) close(fds[1]);
+  else reaper_fd_ = fds[1];
+}
+
+// What this session made, for remove_all() and for the reaper.
+void ProcfsFiles::note_made(char kind, const std::string& path) {
+  (kind == 'f' ? made_fifos_ : made_dirs_).push_back(path);
+  if (reaper_fd_ < 0) return;
+  std::string record = kind + path;
+  if (send(reaper_fd_, record.c_str(), record.size() + 1, MSG_NOSIGNAL) < 0) {}  // best effort
+}
+
 // /var/tmp/systemtap-$USER/MODULE, locked for this session.
 bool ProcfsFiles::make_directory(std::string& error) {
   std::string base = "/var/tmp/systemtap-" + user_name();
@@ -98,22 +155,24 @@ bool ProcfsFiles::make_directory(std::string& error) {
   for (int attempt = 0; attempt < 2 && !ok; ++attempt)
     ok = ensure_dir(base, made) && ensure_dir(root_, made);
   // Both are removed at the end when empty, whoever made them (a killed
-  // session leaves them behind).
-  made_dirs_.push_back(base);
+  // session's reaper removes them too).
   if (!ok) {
+    made_dirs_.push_back(base);
     error = "cannot make the procfs directory " + root_ + ": " + errno_text();
     return false;
   }
-  made_dirs_.push_back(root_);
   lock_fd_ = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     bool busy = errno == EWOULDBLOCK;
-    made_dirs_.pop_back();  // another session's: not ours to remove
+    made_dirs_.push_back(base);  // the root is another session's: not ours to remove
     error = busy ? "the procfs directory " + root_ +
                        " is in use by another stap session; name this one with -m NAME"
                  : "cannot lock the procfs directory " + root_ + ": " + errno_text();
     return false;
   }
+  start_reaper();
+  note_made('d', base);
+  note_made('d', root_);
   return true;
 }
 
@@ -127,7 +186,7 @@ bool ProcfsFiles::make_fifo(File& f, std::string& error) {
       error = "cannot make the procfs directory " + dir + ": " + errno_text();
       return false;
     }
-    made_dirs_.push_back(dir);  // removed when empty, as the root is
+    note_made('d', dir);  // removed when empty, as the root is
   }
   f.fifo = root_ + "/" + f.name;
   struct stat st;
@@ -143,7 +202,7 @@ bool ProcfsFiles::make_fifo(File& f, std::string& error) {
     error = "cannot make the procfs FIFO " + f.fifo + ": " + errno_text();
     return false;
   }
-  made_fifos_.push_back(f.fifo);
+  note_made('f', f.fifo);
   if (f.write) {
     // Read and write: a writer never waits for us, and the last writer's
     // close is no hang-up, so the loop only wakes for data.
@@ -294,6 +353,8 @@ void ProcfsFiles::remove_all() {
   made_dirs_.clear();
   if (lock_fd_ >= 0) close(lock_fd_);
   lock_fd_ = -1;
+  if (reaper_fd_ >= 0) close(reaper_fd_);  // it finds nothing left
+  reaper_fd_ = -1;
 }
 
 }  // namespace stap

@@ -102,6 +102,8 @@ class ProcfsFiles {
   void serve_readers(File& f);
   void stop_servers();
   void remove_all();
+  void start_reaper();
+  void note_made(char kind, const std::string& path);
 
   std::vector<std::unique_ptr<File>> files_;
   std::string module_name_;
@@ -110,6 +112,7 @@ class ProcfsFiles {
   std::vector<std::string> made_dirs_;  // to remove, innermost last
   std::vector<std::string> made_fifos_;
   int lock_fd_ = -1;
+  int reaper_fd_ = -1;  // the session's end of start_reaper()'s socket pair
   std::atomic<bool> stopping_{false};
   bool terminal_changed_ = false;
   termios saved_terminal_{};
