@@ -134,10 +134,11 @@ const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
   for (size_t j = 0; j < index; ++j) {
     const ir::Probe& q = m.probes[j];
     if (q.program_name.empty() || q.spec.index() != p.spec.index() ||
-        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp) ||
-        deferral_of(m, q) != deferral_of(m, p))
+        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp))
       continue;
-    if (same_tree(m, q.body, p.body)) return &q;
+    // (a syscalls:sys_enter_* body that may wait for the exit and the same
+    // body on another event do not share)
+    if (same_tree(m, q.body, p.body) && deferral_of(m, q) == deferral_of(m, p)) return &q;
   }
   return nullptr;
 }
