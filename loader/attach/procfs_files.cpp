@@ -96,7 +96,8 @@ bool ProcfsFiles::start(std::string& error) {
 // the path, a NUL); when the read ends (the session is gone, however it
 // ended) it takes the directory's lock (a new session that already took
 // it keeps its files), removes those files and directories, newest first,
-// and exits.  Between fork and exit it only makes system calls: the
+// and exits (unless the session's last record says it removed them
+// itself).  Between fork and exit it only makes system calls: the
 // session has threads.  Started once the directory is locked, before any
 // FIFO exists, so there is no moment a kill leaves one behind.
 void ProcfsFiles::start_reaper() {
@@ -119,6 +120,8 @@ void ProcfsFiles::start_reaper() {
       if (n > 0) len += size_t(n);
       else if (n == 0 || errno != EINTR) break;
     }
+    // The session's own "x" record: it removed everything itself.
+    if (len >= 2 && made[len - 2] == 'x' && (len == 2 || made[len - 3] == '\0')) _exit(0);
     int dir = open(root, O_RDONLY | O_DIRECTORY);
     if (dir < 0 || flock(dir, LOCK_EX | LOCK_NB) != 0) _exit(0);
     // Newest first: from each record's NUL back to the one before it.
@@ -353,7 +356,12 @@ void ProcfsFiles::remove_all() {
   made_dirs_.clear();
   if (lock_fd_ >= 0) close(lock_fd_);
   lock_fd_ = -1;
-  if (reaper_fd_ >= 0) close(reaper_fd_);  // it finds nothing left
+  if (reaper_fd_ >= 0) {
+    // Nothing for the reaper to do: a new session of the module may be
+    // making the directory again already.
+    if (send(reaper_fd_, "x", 2, MSG_NOSIGNAL) < 0) {}
+    close(reaper_fd_);
+  }
   reaper_fd_ = -1;
 }
 
