@@ -65,8 +65,7 @@ struct BodyScan {
       fields_kept = false;
     if (n->op == ir::Op::tp_field) fields_end = std::max(fields_end, n->a + n->b);
     if (node_has_effect(*n)) effects = true;
-    if (n->op == ir::Op::call && seen.insert(n->a).second)
-      walk(m.functions.at(size_t(n->a)).body);
+    if (n->op == ir::Op::call && seen.insert(n->a).second) walk(m.functions.at(size_t(n->a)).body);
     for (const ir::Node* k : n->kids) walk(k);
   }
 
@@ -93,7 +92,8 @@ Deferral deferral_of(const ir::Module& m, const ir::Probe& p) {
   if (const auto* sc = p.as<ir::SyscallSpec>()) {
     if (!sc->is_exit()) kind = Deferral::syscall_regs;
   } else if (const auto* tp = p.as<ir::TracepointSpec>()) {
-    if (tp->system == "syscalls" && tp->event.starts_with("sys_enter_")) kind = Deferral::trace_record;
+    if (tp->system == "syscalls" && tp->event.starts_with("sys_enter_"))
+      kind = Deferral::trace_record;
   }
   if (kind == Deferral::none) return kind;
   BodyScan scan{m};
@@ -153,22 +153,27 @@ Value* ProgramEmitter::deferred_map() {
   return ms_.deferred_map;
 }
 
-// Before a user read's fault path: when `failed` at an address that can
-// be user memory, the run is kept for the call's exit and the body ends;
-// else (or when it cannot be kept) the code after this goes on to the
-// fault path, counted.  An address no mapping can have (NULL and the
-// page below mmap_min_addr, a kernel one) is the script's or the traced
-// program's mistake: waiting cannot help, and stap's fallback follows
-// at once, not counted.
+// Before a user read's fault path: when `failed`, the run is kept for the
+// call's exit and the body ends; else (or when it cannot be kept) the
+// code after this goes on to the fault path.  A fault after something
+// visible is counted, unless no mapping can have its address (NULL, the
+// first 64 KiB, a kernel address): that is the script's or the traced
+// program's mistake, which waiting would not mend.  (Kept runs are not
+// told apart so: a branch on the address at every read multiplies the
+// states the verifier walks, past its limit for syscall.* with argstr;
+// such a run simply fails again at the exit.)
 void ProgramEmitter::defer_if_faulted(Value* failed, Value* addr) {
   if (!may_defer()) return;
-  Value* mappable = b_.CreateAnd(b_.CreateICmpUGE(addr, i64c(kLowestUserAddress)),
-                                 b_.CreateICmpULT(addr, i64c(kUserAddressEnd)));
   BasicBlock* faulted = block("user_fault");
   BasicBlock* go_on = block("user_read_on");
-  b_.CreateCondBr(b_.CreateAnd(failed, mappable), faulted, go_on);
+  b_.CreateCondBr(failed, faulted, go_on);
   b_.SetInsertPoint(faulted);
   if (effects_begun_) {
+    BasicBlock* count = block("count_fault");
+    Value* mappable = b_.CreateAnd(b_.CreateICmpUGE(addr, i64c(kLowestUserAddress)),
+                                   b_.CreateICmpULT(addr, i64c(kUserAddressEnd)));
+    b_.CreateCondBr(mappable, count, go_on);
+    b_.SetInsertPoint(count);
     atomic_inc(header_field(offsetof(stap_globals_header, deferred_failed)));
     b_.CreateBr(go_on);
   } else {
@@ -186,7 +191,8 @@ void ProgramEmitter::defer_if_faulted(Value* failed, Value* addr) {
 Value* ProgramEmitter::keep_deferred_run() {
   Value* task = helper(kGetCurrentTaskBtf, m_.ptr, {});
   Value* store = helper(kTaskStorageGet, m_.ptr,
-                        {deferred_map(), task, ConstantPointerNull::get(cast<PointerType>(m_.ptr)), i64c(kStorageCreate)});
+                        {deferred_map(), task, ConstantPointerNull::get(cast<PointerType>(m_.ptr)),
+                         i64c(kStorageCreate)});
   BasicBlock* have = block("have_runs");
   BasicBlock* room = block("run_room");
   BasicBlock* full = block("runs_full");
@@ -198,9 +204,9 @@ Value* ProgramEmitter::keep_deferred_run() {
   b_.CreateCondBr(b_.CreateICmpUGE(count, b_.getInt32(STAP_DEFERRED_SLOTS)), full, room);
 
   b_.SetInsertPoint(room);
-  Value* offset = b_.CreateAdd(i64c(offsetof(stap_deferred, runs)),
-                               b_.CreateMul(b_.CreateZExt(count, m_.i64),
-                                            i64c(sizeof(stap_deferred_run))));
+  Value* offset =
+      b_.CreateAdd(i64c(offsetof(stap_deferred, runs)),
+                   b_.CreateMul(b_.CreateZExt(count, m_.i64), i64c(sizeof(stap_deferred_run))));
   Value* run = byte_ptr(store, offset);
   Value* data = byte_ptr(run, int64_t(offsetof(stap_deferred_run, data)));
   auto keep_word = [&](int64_t i, Value* v) {
@@ -212,7 +218,8 @@ Value* ProgramEmitter::keep_deferred_run() {
     nr = b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
     Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
     keep_word(0, nr);
-    for (int64_t i = 0; i < 6; ++i) keep_word(1 + i, saved_register(regs, pt_regs::kSyscallArgs[i]));
+    for (int64_t i = 0; i < 6; ++i)
+      keep_word(1 + i, saved_register(regs, pt_regs::kSyscallArgs[i]));
   } else {
     // The record: the common fields, int __syscall_nr at 8, the arguments.
     // Only as far as the body reads (the kernel refuses to attach a
@@ -227,7 +234,8 @@ Value* ProgramEmitter::keep_deferred_run() {
     nr = b_.CreateSExt(b_.CreateLoad(m_.i32, byte_ptr(ctx_, int64_t(8))), m_.i64);
   }
   b_.CreateStore(b_.getInt32(uint32_t(&probe_ - ms_.ir.probes.data())), run);
-  b_.CreateStore(b_.CreateTrunc(nr, m_.i32), byte_ptr(run, int64_t(offsetof(stap_deferred_run, nr))));
+  b_.CreateStore(b_.CreateTrunc(nr, m_.i32),
+                 byte_ptr(run, int64_t(offsetof(stap_deferred_run, nr))));
   b_.CreateStore(b_.CreateAdd(count, b_.getInt32(1)), store);
   atomic_inc(header_field(offsetof(stap_globals_header, deferred_runs)));
   b_.CreateBr(done);
@@ -249,18 +257,17 @@ Value* ProgramEmitter::keep_deferred_run() {
 namespace {
 // What the program hands the callback (on its stack).
 struct DispatchState {
-  static constexpr int64_t kStore = 0;    // struct stap_deferred *
-  static constexpr int64_t kCtx = 8;      // the program's context
-  static constexpr int64_t kGlobals = 16; // stap_globals[0] or null (last program)
-  static constexpr int64_t kNr = 24;      // the call's number (u32)
+  static constexpr int64_t kStore = 0;      // struct stap_deferred *
+  static constexpr int64_t kCtx = 8;        // the program's context
+  static constexpr int64_t kGlobals = 16;   // stap_globals[0] or null (last program)
+  static constexpr int64_t kNr = 24;        // the call's number (u32)
   static constexpr int64_t kRunnable = 28;  // 0 after a successful exec (u32)
   static constexpr uint64_t kSize = 32;
 };
 }  // namespace
 
-void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
-                                            const std::vector<std::pair<uint32_t, Function*>>& bodies,
-                                            bool last) {
+void ProgramEmitter::emit_deferred_dispatch(
+    const std::string& name, const std::vector<std::pair<uint32_t, Function*>>& bodies, bool last) {
   fn_ = m_.begin_program(name, "raw_tp/sys_exit");
   ctx_ = fn_->getArg(0);
   BasicBlock* done = block("done");
@@ -279,7 +286,8 @@ void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
   Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
   Value* nr = saved_register(regs, pt_regs::kOrigAx);
   Value* ret = b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
-  Value* exec = b_.CreateOr(b_.CreateICmpEQ(nr, i64c(kNrExecve)), b_.CreateICmpEQ(nr, i64c(kNrExecveat)));
+  Value* exec =
+      b_.CreateOr(b_.CreateICmpEQ(nr, i64c(kNrExecve)), b_.CreateICmpEQ(nr, i64c(kNrExecveat)));
   Value* runnable = b_.CreateNot(b_.CreateAnd(exec, b_.CreateICmpEQ(ret, i64c(0))));
   Value* globals = null;
   if (last) {
@@ -313,15 +321,18 @@ void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
   cb.CreateCondBr(cb.CreateICmpUGE(index, count), stop, slot);
 
   cb.SetInsertPoint(slot);
-  Value* run = cb.CreateGEP(
-      m_.i8, runs,
-      cb.CreateAdd(cb.getInt64(offsetof(stap_deferred, runs)),
-                   cb.CreateMul(index, cb.getInt64(sizeof(stap_deferred_run)))));
-  Value* run_nr = cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, nr)));
+  Value* run =
+      cb.CreateGEP(m_.i8, runs,
+                   cb.CreateAdd(cb.getInt64(offsetof(stap_deferred, runs)),
+                                cb.CreateMul(index, cb.getInt64(sizeof(stap_deferred_run)))));
+  Value* run_nr =
+      cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, nr)));
   Value* same_call = cb.CreateAnd(
-      cb.CreateICmpNE(cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kRunnable)),
-                      cb.getInt32(0)),
-      cb.CreateICmpEQ(run_nr, cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kNr))));
+      cb.CreateICmpNE(
+          cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kRunnable)),
+          cb.getInt32(0)),
+      cb.CreateICmpEQ(run_nr,
+                      cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kNr))));
   BasicBlock* choose = cb_block("choose_body");
   BasicBlock* after = cb_block("after_body");
   cb.CreateCondBr(same_call, choose, after);
@@ -335,7 +346,8 @@ void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
     sw->addCase(cb.getInt32(probe), call);
     cb.SetInsertPoint(call);
     prog_ctx = cb.CreateLoad(m_.ptr, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kCtx));
-    cb.CreateCall(body, {prog_ctx, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, data))});
+    cb.CreateCall(body,
+                  {prog_ctx, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, data))});
     cb.CreateStore(cb.getInt32(STAP_DEFERRED_DONE), run);
     cb.CreateBr(after);
   }
@@ -348,9 +360,10 @@ void ProgramEmitter::emit_deferred_dispatch(const std::string& name,
     BasicBlock* counted = cb_block("run_counted");
     cb.CreateCondBr(cb.CreateAnd(not_run, cb.CreateIsNotNull(g)), lost, counted);
     cb.SetInsertPoint(lost);
-    cb.CreateAtomicRMW(AtomicRMWInst::Add,
-                       cb.CreateConstGEP1_64(m_.i8, g, offsetof(stap_globals_header, deferred_failed)),
-                       cb.getInt64(1), Align(8), AtomicOrdering::Monotonic);
+    cb.CreateAtomicRMW(
+        AtomicRMWInst::Add,
+        cb.CreateConstGEP1_64(m_.i8, g, offsetof(stap_globals_header, deferred_failed)),
+        cb.getInt64(1), Align(8), AtomicOrdering::Monotonic);
     cb.CreateBr(counted);
     cb.SetInsertPoint(counted);
   }

@@ -50,7 +50,9 @@ Value* ProgramEmitter::sys_read(const ir::Node* n) {
   auto regs = [&]() { return b_.CreateIntToPtr(context_word(0), m_.ptr); };
   // A deferred run's number and arguments are those kept at entry
   // (stap_deferred_run.data: the number, then the six registers).
-  auto kept_word = [&](int64_t index) { return b_.CreateLoad(m_.i64, byte_ptr(kept_, index * 8)); };
+  auto kept_word = [&](int64_t index) {
+    return b_.CreateLoad(m_.i64, byte_ptr(kept_, index * 8));
+  };
   switch (n->op) {
     case ir::Op::sys_nr:
       if (kept_) return kept_word(0);

@@ -4,9 +4,11 @@
 #include "loader/session/session_run.h"
 
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +263,16 @@ bool Session::open_output() {
   // Line by line to a terminal (as stap's output appears), in large
   // blocks to a file or a pipe; flushed at the end and before -c starts.
   static char stdout_buffer[1 << 16];
+  // Standard output to a file shared with the -c command (its stdout is
+  // ours): appends, or the command's copy_file_range (cat's), which
+  // writes at the shared offset without the kernel's offset lock, can
+  // write over what we wrote at the same moment.  (O_APPEND also makes
+  // cat fall back to plain writes.)
+  struct stat st;
+  if (out_ == stdout && fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+    int flags = fcntl(STDOUT_FILENO, F_GETFL);
+    if (flags >= 0) fcntl(STDOUT_FILENO, F_SETFL, flags | O_APPEND);
+  }
   bool tty = isatty(fileno(out_));
   char* buffer = out_ == stdout ? stdout_buffer : nullptr;
   std::setvbuf(out_, buffer, tty ? _IOLBF : _IOFBF, sizeof stdout_buffer);
