@@ -335,6 +335,16 @@ size_t Expander::derive(const ast::ProbePoint& point, const Context& outer) {
   }
   auto aliases = matching_aliases(point);
   if (aliases.empty()) refresh_alias_names();
+  // syscall.* with the kernel's syscall events closed: that is the reason,
+  // not a spelling to correct.
+  if (std::string why = library_.why_no_syscall_aliases(point); aliases.empty() && !why.empty()) {
+    if (!ctx.quiet) {
+      while_resolving(point);
+      diags_.semantic_error(point.components[0].loc, "probe point mismatch: " + why,
+                            "identifier '" + point.components[0].functor + "'");
+    }
+    return 0;
+  }
   if (aliases.empty() && only_aliases_could_match(point)) {
     if (!ctx.quiet) report_alias_mismatch(point);
     return 0;

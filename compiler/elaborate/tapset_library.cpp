@@ -164,8 +164,7 @@ void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
     return;
   }
   if (tracefs_root_.empty()) {
-    std::string error;
-    tracefs_root_ = tracefs::find_root(error);
+    tracefs_root_ = tracefs::find_root(tracefs_error_);
     if (tracefs_root_.empty()) {
       tracefs_root_ = "-";
       return;
@@ -185,6 +184,12 @@ void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
   std::string text = generate_syscall_aliases(calls, *syscall_table_);
   const std::string path = "<syscall tapset: " + glob + ">";
   add_file(sources_->add(path, std::move(text), FileOrigin::tapset), path);
+}
+
+std::string TapsetLibrary::why_no_syscall_aliases(const ast::ProbePoint& point) const {
+  if (syscall_glob(point).empty() || tracefs_error_.empty()) return "";
+  return "the syscall probes are made from the kernel's syscall trace events: " +
+         tracefs_error_;
 }
 
 // Private functions and globals are visible only inside their own file,

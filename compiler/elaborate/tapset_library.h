@@ -58,6 +58,9 @@ class TapsetLibrary {
   // Where the syscall aliases are generated from: tracefs's mount point
   // unless set (tests give a directory with events/syscalls/*/format).
   void set_tracefs_root(std::string root) { tracefs_root_ = std::move(root); }
+  // Why no syscall alias could be generated for `point` ("" when that is
+  // not the reason it matched none): the kernel's syscall events are closed.
+  std::string why_no_syscall_aliases(const ast::ProbePoint& point) const;
   size_t files_used() const;
 
  private:
@@ -89,6 +92,7 @@ class TapsetLibrary {
   // Syscall generation: tracefs root ("" until looked up, "-" when none),
   // the decoding table, and the calls whose aliases exist.
   std::string tracefs_root_;
+  std::string tracefs_error_;  // why tracefs_root_ is "-"
   std::unique_ptr<SyscallTable> syscall_table_;
   std::set<std::string> syscalls_generated_;
   std::vector<LibraryFile> files_;

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/lockdown.h"
+
 namespace stap::tracefs {
 
 namespace {
@@ -63,13 +65,25 @@ const Field* Format::find(std::string_view field) const {
 }
 
 std::string find_root(std::string& error) {
-  std::string probe = "/available_events";
+  const std::string probe = "/available_events";
+  const std::string hint = " (run as root, or mount it: mount -t tracefs nodev /sys/kernel/tracing)";
   if (readable(kRoot + probe)) return kRoot;
+  int root_errno = errno;
   if (readable(kDebugRoot + probe)) return kDebugRoot;
+  // Mounted but closed: a locked-down kernel refuses even root, and says so
+  // only in its log; otherwise the process lacks the permission.
+  if (std::string locked = lockdown::explain_tracefs(); !locked.empty()) {
+    error = std::string("cannot read ") + kRoot + probe + ": " + locked;
+    return {};
+  }
+  if (root_errno == EACCES || root_errno == EPERM) {
+    error = std::string("cannot read ") + kRoot + probe + ": " + std::strerror(root_errno) + hint;
+    return {};
+  }
   // Neither is mounted (a minimal system or container): mount it where
   // the kernel documents it, as `mount -t tracefs nodev /sys/kernel/tracing`.
   if (mount("nodev", kRoot, "tracefs", 0, nullptr) != 0) {
-    error = std::string("cannot mount tracefs on ") + kRoot + ": " + std::strerror(errno);
+    error = std::string("cannot mount tracefs on ") + kRoot + ": " + std::strerror(errno) + hint;
     return {};
   }
   if (readable(kRoot + probe)) return kRoot;

@@ -21,6 +21,8 @@
 #include <fstream>
 #include <string>
 
+#include "base/lockdown.h"
+
 namespace stap::kernel {
 
 namespace {
@@ -133,6 +135,8 @@ bool probe_kprobe(std::string& why) {
     return true;
   }
   why = failed("creating a kprobe", err);
+  if (std::string locked = lockdown::explain_kprobes(); err == EPERM && !locked.empty())
+    why += ": " + locked;
   return false;
 }
 
