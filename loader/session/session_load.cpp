@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "loader/attach/attach.h"
+#include "loader/session/load_errors.h"
 #include "bpf_runtime/stap_layout.h"
 #include "loader/symbols/stack_glue.h"
 
@@ -54,7 +55,14 @@ bool resize_maps(bpf_object* obj, const ir::Module& module, const LoadOptions& o
       error = "the object has no " STAP_EVENTS_MAP " map";
       return false;
     }
-    bpf_map__set_max_entries(events, static_cast<uint32_t>(ring_buffer_bytes(options.buffer_mb)));
+    // max_entries is 32 bits: 2048 MiB is the largest power of two it holds.
+    uint64_t bytes = ring_buffer_bytes(options.buffer_mb);
+    if (bytes > (uint64_t(1) << 31)) {
+      error = "-s " + std::to_string(options.buffer_mb) +
+              ": a BPF ring buffer holds at most 2048 MiB";
+      return false;
+    }
+    bpf_map__set_max_entries(events, static_cast<uint32_t>(bytes));
   }
   for (const ir::Global& g : module.globals) {
     if (!g.is_array()) continue;  // scalars and scalar statistics have one entry
@@ -144,11 +152,7 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
   size_stack_glue(obj);  // filled after attach (session_run.cpp)
   int rc = bpf_object__load(obj);
   if (rc != 0) {
-    std::string probe = failed_probe(obj, module);
-    error = "ERROR: the kernel refused to load ";
-    error += probe.empty() ? std::string("the compiled object") : "probe " + probe;
-    error += std::string(": ") + std::strerror(-rc);
-    if (options.verbose < 3) error += " (run with -vvv for the verifier's log)";
+    error = explain_load_failure(log, rc, obj, module, failed_probe(obj, module), options.verbose);
     bpf_object__close(obj);
     return nullptr;
   }
