@@ -36,7 +36,16 @@ newer_kernel_cases=(
   kfunc_resolve tapset_vfs_kfunc tapset_net_kfunc
 )
 [ "${STAP_GUEST_KERNEL:-6.1}" = 6.1 ] || cases=("${newer_kernel_cases[@]}")
-if [ -n "${STAP_GUEST_CASES:-}" ]; then read -ra cases <<<"$STAP_GUEST_CASES"; fi
+# Cases for a kernel locked down in confidentiality mode run in a guest of
+# their own, booted with lockdown=confidentiality: lockdown cannot be
+# lifted once set, and it would close tracefs to the other cases.
+locked_cases=(lockdown_confidentiality)
+[ "${STAP_GUEST_KERNEL:-6.1}" = 6.1 ] || locked_cases=()
+if [ -n "${STAP_GUEST_CASES:-}" ]; then read -ra cases <<<"$STAP_GUEST_CASES"; locked_cases=(); fi
+all=("${cases[@]}") cases=()
+for c in "${all[@]}"; do
+  if [[ $c == lockdown_* ]]; then locked_cases+=("$c"); else cases+=("$c"); fi
+done
 cd "$root" || exit 1
 # kfunc_dwarf_module probes a -g test module built for the guest's kernel
 # (its headers, about 14 MB, fetched once into the guest's cache).
@@ -105,6 +114,14 @@ for ((i = 0; i < ${#cases[@]}; i += batch_size)); do
     *) status=1; failures+=("batch $((i / batch_size + 1)) (exit $batch_status)") ;;
   esac
 done
+if [ ${#locked_cases[@]} -gt 0 ]; then
+  echo "live_in_guest: locked down (lockdown=confidentiality): ${locked_cases[*]}"
+  STAP_GUEST_APPEND="${STAP_GUEST_APPEND:-} lockdown=confidentiality" run_batch "${locked_cases[@]}"
+  case $batch_status in
+    0 | 77) ;;
+    *) status=1; failures+=("locked-down batch (exit $batch_status)") ;;
+  esac
+fi
 echo "$passed passed, $failed failed, $skipped skipped (in the guest)"
 [ "$status" -eq 0 ] || echo "failed: ${failures[*]}"
 exit "$status"

@@ -56,6 +56,17 @@ tracepoint_exists() {
 }
 
 # Why the case cannot run here, or nothing.
+# Where a case can make a memory cgroup: v1's memory hierarchy, or a v2
+# mount whose root offers the memory controller to its children.
+memcg_root() {
+  local v2
+  if [ -w /sys/fs/cgroup/memory/cgroup.procs ]; then echo /sys/fs/cgroup/memory; return; fi
+  v2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
+  [ -n "$v2" ] && grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null && { echo "$v2"; return; }
+  return 1
+}
+export -f memcg_root
+
 skip_reason() {
   local need
   need=$(directive needs "$1")
@@ -86,6 +97,13 @@ skip_reason() {
       for tool in ${need#command }; do
         command -v "$tool" >/dev/null || { echo "no $tool installed (scripts/install-deps.sh installs it)"; break; }
       done;;
+    memcg)  # a memory cgroup to run stap in (v1's memory hierarchy or v2's controller)
+      memcg_root >/dev/null || echo "no memory cgroup (v1 memory hierarchy, or v2 with the memory controller)";;
+    lockdown\ *)  # the kernel's lockdown mode (tests/guest/lockdown_in_guest.sh boots one)
+      [ -r /sys/kernel/security/lockdown ] ||
+        mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+      grep -q "\[${need#lockdown }\]" /sys/kernel/security/lockdown 2>/dev/null ||
+        echo "the kernel is not locked down in ${need#lockdown } mode";;
     kallsyms-data)  # kernel.data("SYMBOL"): variables in kallsyms (CONFIG_KALLSYMS_ALL)
       grep -qw pid_max /proc/kallsyms ||
         echo "/proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL is off)";;
