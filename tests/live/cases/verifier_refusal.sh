@@ -1,7 +1,9 @@
 #! needs: stapbpf
 # A program the verifier refuses: the session names the probe, exits 1,
 # runs no begin probe and leaves no map or program behind (bpf_leftovers
-# checks after the case); -vvv shows the verifier's log.  The refusal is
+# checks after the case); -vvv shows the verifier's log.  (The script line
+# of the refusal comes from the log's source notes, which 6.1 does not
+# print before the first instruction.)  The refusal is
 # real: a compiled object whose program's first instruction is replaced by
 # a read above the stack frame (r0 = *(u64 *)(r10 + 8)), which no verifier
 # accepts, loaded by stapbpf.
