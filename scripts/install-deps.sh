@@ -5,7 +5,7 @@
 #                                     test guest's host tools
 #   scripts/install-deps.sh --guest  only the test guest's host tools
 set -euo pipefail
-guest_packages=(qemu-system-x86 busybox-static cpio kmod zstd xz-utils gzip coreutils util-linux)
+guest_packages=(qemu-system-x86 busybox-static cpio kmod zstd xz-utils gzip coreutils util-linux e2fsprogs)
 build_packages=(
   build-essential cmake ninja-build pkg-config
   llvm-19-dev clang-19 libclang-rt-19-dev

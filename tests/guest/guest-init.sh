@@ -12,7 +12,8 @@
 # Job files (in the per-run cpio appended by the host):
 #   /job/env   shell assignments: GUEST_CACHE_MODULES, GUEST_HOSTNAME,
 #              GUEST_9P_CACHE, GUEST_9P_MSIZE, GUEST_DEBUG, GUEST_TMP_SHARE,
-#              GUEST_DUMP_AFTER, GUEST_DUMP_MARGIN
+#              GUEST_DUMP_AFTER, GUEST_DUMP_MARGIN, GUEST_SCRATCH_RAW,
+#              GUEST_SCRATCH_SECTORS
 #   /job/cmd   bash script run in the chroot (cd to the cwd, then the command)
 
 /bin/busybox --install -s /bin
@@ -40,6 +41,7 @@ step() {
 step modules
 
 while read -r m; do
+	step "insmod $m"
 	insmod "/modules/$m" || fail "insmod $m failed"
 done </modules/order
 
@@ -115,6 +117,21 @@ done
 mount -t tmpfs -o mode=755 run $R/run || fail "mount /run"
 mkdir -p $R/run/lock
 
+# The scratch disk: vda, ext4 (made on the host, a fresh copy each boot)
+# at /mnt/scratch, over a tmpfs on /mnt so the host's /mnt gets no mount
+# point.  noatime: reads alone write nothing, so a test that counts block
+# I/O sees only what it asked for.  A disk that does not mount is
+# reported, and the command runs without the STAP_GUEST_SCRATCH* variables.
+step scratch
+scratch_env=
+if [ -b /dev/vda ] && mount -t tmpfs -o mode=755 mnt $R/mnt && mkdir -p $R/mnt/scratch &&
+	mount -t ext4 -o noatime /dev/vda $R/mnt/scratch; then
+	scratch_env="export STAP_GUEST_SCRATCH=/mnt/scratch STAP_GUEST_SCRATCH_DEV=vda"
+	scratch_env="$scratch_env STAP_GUEST_SCRATCH_RAW=$GUEST_SCRATCH_RAW STAP_GUEST_SCRATCH_SECTORS=$GUEST_SCRATCH_SECTORS"
+else
+	echo "stap-guest: init: no scratch disk (/dev/vda as ext4 at /mnt/scratch)"
+fi
+
 ip link set lo up
 [ -n "$GUEST_HOSTNAME" ] && hostname "$GUEST_HOSTNAME"
 
@@ -169,7 +186,8 @@ fi
 
 step command
 echo start >"$st"
-env -i /bin/chroot $R /bin/bash -c "$(cat /job/cmd)" </dev/null >"$out" 2>"$err"
+env -i /bin/chroot $R /bin/bash -c "$scratch_env
+$(cat /job/cmd)" </dev/null >"$out" 2>"$err"
 rc=$?
 [ -z "$dumper" ] || kill "$dumper" 2>/dev/null
 step "exit $rc"

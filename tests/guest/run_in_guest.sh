@@ -54,7 +54,7 @@ t_begin=$(now)
 
 # ---------------------------------------------------------------- host tools
 need_deps=0
-for t in qemu-system-x86_64 cpio depmod dpkg-deb apt-get xz zstd gzip flock timeout; do
+for t in qemu-system-x86_64 cpio depmod dpkg-deb apt-get xz zstd gzip flock timeout mkfs.ext4; do
   command -v "$t" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null 2>&1 || need_deps=1
 done
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || need_deps=1
@@ -175,8 +175,12 @@ modroot=$kdir/root/lib/modules/$kver
 # ---------------------------------------------------------------- initramfs
 # Modules the init loads, in dependency order from modules.dep: lines
 # "name path" (path relative to $modroot).  fscache is a module of its own
-# up to 6.1 and part of netfs from 6.2 on.
+# up to 6.1 and part of netfs from 6.2 on.  virtio_blk and ext4 (with
+# crc32c for its metadata checksums: the initramfs has no modprobe for the
+# kernel to ask) are for the scratch disk; Debian builds the I/O schedulers
+# the disk gets by default (mq-deadline) into the kernel.
 wanted_modules="virtio virtio_ring virtio_mmio virtio_console netfs fscache 9pnet 9pnet_virtio 9p"
+wanted_modules+=" virtio_blk crc32c_generic ext4"
 optional_modules="fscache"
 modlist=$(awk -v wanted="$wanted_modules" -v optional=" $optional_modules " '
   function base(p) { sub(/.*\//, "", p); sub(/\.ko(\.(xz|zst|gz))?$/, "", p); return p }
@@ -223,6 +227,23 @@ if [ ! -e "$initrd" ]; then
   mv "$initrd.tmp" "$initrd"
   rm -rf "$stage"
   find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "initramfs-$key.cpio" -delete
+fi
+# The scratch disk (vda): one ext4 image per cache, made once and never
+# written: qemu's snapshot=on puts each boot's writes in a temporary
+# overlay, so every guest starts from this clean file system at no cost.
+# 64 MiB, the first 56 ext4 (4 KiB blocks, inode tables written now so
+# that no ext4lazyinit thread does I/O in the guest), the last 8 MiB raw:
+# sectors a test may write with dd without touching the file system.
+scratch_fs_blocks=14336 scratch_sectors=131072
+scratch_raw=$((scratch_fs_blocks * 8))
+scratch_opts="-q -F -t ext4 -b 4096 -I 256 -i 16384 -L stap-scratch -E lazy_itable_init=0,lazy_journal_init=0,root_owner=0:0"
+scratch_key=$(echo "$scratch_opts $scratch_fs_blocks $scratch_sectors $(mkfs.ext4 -V 2>&1 | head -n1)" | sha256sum | cut -c1-12)
+scratch_img=$cache/scratch-$scratch_key.img
+if [ ! -e "$scratch_img" ]; then
+  rm -f "$cache"/scratch-*.img
+  truncate -s $((scratch_sectors * 512)) "$scratch_img.tmp" &&
+    mkfs.ext4 $scratch_opts "$scratch_img.tmp" $scratch_fs_blocks >&2 &&
+    mv "$scratch_img.tmp" "$scratch_img" || die "cannot make the scratch disk image (mkfs.ext4)"
 fi
 # Held open: a run with another version of these scripts may replace the
 # cached initramfs once the lock is released.
@@ -295,6 +316,7 @@ esac
   printf 'GUEST_DEBUG=%q\n' "$verbose"
   printf 'GUEST_DUMP_AFTER=%q\n' "$dump_after"
   printf 'GUEST_DUMP_MARGIN=%q\n' "$margin"
+  printf 'GUEST_SCRATCH_RAW=%q GUEST_SCRATCH_SECTORS=%q\n' "$scratch_raw" "$scratch_sectors"
   # The guest's /tmp is its own tmpfs; a cwd under /tmp/X keeps /tmp/X, and
   # so does this project's tree when it lives there (a CI clone in /tmp).
   tmp_shares=""
@@ -400,6 +422,8 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
   -chardev "file,id=err,path=$job/err" -device virtserialport,chardev=err,name=staperr,nr=2 \
   -chardev "file,id=status,path=$job/status" -device virtserialport,chardev=status,name=stapstatus,nr=3 \
   -chardev "pipe,id=mon,path=$job/mon" -mon chardev=mon,mode=readline \
+  -drive "file=$scratch_img,format=raw,if=none,id=scratch,snapshot=on,cache=unsafe" \
+  -device virtio-blk-device,drive=scratch \
   </dev/null >"$job/qemu.log" 2>&1 &
 qemu_job=$!
 wait "$qemu_job" || rc_qemu=$?

@@ -6,7 +6,8 @@
 #                                  a guest that cannot boot), then runs the
 #                                  in-guest checks through it
 #   selftest.sh --in-guest         the in-guest checks alone (6.1 kernel, BTF,
-#                                  a real kprobe, the shared tree, mounts; BPF
+#                                  a real kprobe, the shared tree, mounts, the
+#                                  scratch disk (ext4 on vda, clean each boot); BPF
 #                                  fentry and kprobe attachments when the host
 #                                  built selftest_bpf*.c into the cwd)
 #
@@ -52,6 +53,21 @@ in_guest() {
   check "the guest kernel's modules at /lib/modules/$kr" test -s "/lib/modules/$kr/modules.dep"
   check "9p module loaded (module BTF at /sys/kernel/btf/9p)" test -e /sys/kernel/btf/9p
   check "loopback is up" test $(($(cat /sys/class/net/lo/flags 2>/dev/null || echo 0) & 1)) = 1
+
+  # The scratch disk: vda, ext4 at /mnt/scratch, clean (an earlier boot of
+  # this selftest wrote a file there), writable, its raw tail too.
+  local sc=${STAP_GUEST_SCRATCH:-/mnt/scratch} raw=${STAP_GUEST_SCRATCH_RAW:-0}
+  check "scratch disk: STAP_GUEST_SCRATCH=/mnt/scratch, STAP_GUEST_SCRATCH_DEV=vda" \
+    test "${STAP_GUEST_SCRATCH:-}" = /mnt/scratch -a "${STAP_GUEST_SCRATCH_DEV:-}" = vda
+  check "scratch disk: /dev/vda is a virtio block device" \
+    sh -c 'test -b /dev/vda && grep -qs virtio /sys/block/vda/device/modalias'
+  check "scratch disk: /dev/vda mounted as ext4 at $sc" grep -qs "^/dev/vda $sc ext4 " /proc/mounts
+  check "scratch disk: fresh at boot (only lost+found)" test "$(ls -A "$sc" 2>&1)" = lost+found
+  check "scratch disk: a file written and synced" \
+    sh -c "echo data > '$sc/selftest' && sync '$sc/selftest' && test \"\$(cat '$sc/selftest')\" = data"
+  check "scratch disk: O_DIRECT write to the raw sectors past the file system ($raw)" \
+    sh -c "test $raw -gt 0 && dd if=/dev/zero of=/dev/vda bs=4096 seek=$((raw / 8)) count=1 oflag=direct status=none"
+  check "scratch disk: I/O scheduler mq-deadline" grep -qs '\[mq-deadline\]' /sys/block/vda/queue/scheduler
 
   # kprobes: a real probe on do_sys_openat2, fired by an open, then removed.
   if [ -e $tr/kprobe_events ]; then
@@ -151,7 +167,9 @@ check "output cut short (| head) stops the guest: exit 141 (got $rc)" test $rc -
 
 mkdir -p "$work/cwd"
 echo "$$" >"$work/cwd/pid"
-(cd "$work/cwd" && "$run" sh -c 'cat pid; touch /tmp/private') >"$work/o" 2>&1
+# (This boot also dirties the scratch disk: the in-guest checks below
+# must find it clean again.)
+(cd "$work/cwd" && "$run" sh -c 'cat pid; touch /tmp/private; echo x >/mnt/scratch/dirty; sync') >"$work/o" 2>&1
 check "a cwd below the host's /tmp is shared" test "$(cat "$work/o")" = $$
 check "... while the guest's /tmp stays its own" test ! -e /tmp/private
 

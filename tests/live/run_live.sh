@@ -67,10 +67,17 @@ memcg_root() {
 }
 export -f memcg_root
 
+# Every "#! needs:" line of the case is checked; the first unmet one says why.
 skip_reason() {
-  local need
-  need=$(directive needs "$1")
-  [ -z "$need" ] && return
+  local need reason
+  while IFS= read -r need; do
+    reason=$(need_reason "$need")
+    [ -z "$reason" ] || { echo "$reason"; return; }
+  done < <(sed -n "/^#/!q; s/^#! *needs: *//p" "$1")
+}
+
+need_reason() {
+  local need=$1
   case $need in
     tracepoint\ *)
       tracepoint_exists "${need#tracepoint }" || echo "no tracepoint ${need#tracepoint }";;
@@ -104,6 +111,10 @@ skip_reason() {
         mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
       grep -q "\[${need#lockdown }\]" /sys/kernel/security/lockdown 2>/dev/null ||
         echo "the kernel is not locked down in ${need#lockdown } mode";;
+    guest-scratch)  # the test guest's scratch disk (tests/guest/README.md)
+      [ -n "${STAP_GUEST_SCRATCH:-}" ] && [ -b "/dev/${STAP_GUEST_SCRATCH_DEV:-}" ] &&
+        grep -qs " $STAP_GUEST_SCRATCH ext4 " /proc/mounts ||
+        echo "no scratch disk (the test guest's: STAP_GUEST_SCRATCH)";;
     kallsyms-data)  # kernel.data("SYMBOL"): variables in kallsyms (CONFIG_KALLSYMS_ALL)
       grep -qw pid_max /proc/kallsyms ||
         echo "/proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL is off)";;
