@@ -218,6 +218,39 @@ std::vector<std::string> KernelBtf::tracepoint_names(const std::string& module) 
   return out;
 }
 
+namespace {
+
+// The names `proto`'s parameters (after the context) have in every
+// __bpf_trace_* function of the same parameter types; none when those
+// disagree or no function matches.
+void name_from_classes(const btf* b, const btf_type* proto, Function& f) {
+  const btf_param* want = btf_params(proto);
+  std::optional<std::vector<std::string>> names;
+  for (uint32_t id = 1; id < btf__type_cnt(b); ++id) {
+    const btf_type* fn = btf__type_by_id(b, id);
+    if (!btf_is_func(fn)) continue;
+    const char* fn_name = btf__name_by_offset(b, fn->name_off);
+    if (!fn_name || std::strncmp(fn_name, "__bpf_trace_", 12) != 0) continue;
+    const btf_type* fp = btf__type_by_id(b, fn->type);
+    if (!fp || !btf_is_func_proto(fp) || btf_vlen(fp) != btf_vlen(proto)) continue;
+    const btf_param* have = btf_params(fp);
+    bool same = true;
+    for (uint16_t i = 1; same && i < btf_vlen(proto); ++i) same = have[i].type == want[i].type;
+    if (!same) continue;
+    std::vector<std::string> these;
+    for (uint16_t i = 1; i < btf_vlen(fp); ++i) {
+      const char* n = btf__name_by_offset(b, have[i].name_off);
+      these.emplace_back(n ? n : "");
+    }
+    if (names && *names != these) return;  // two classes name them apart
+    names = std::move(these);
+  }
+  if (!names) return;
+  for (size_t i = 0; i < f.params.size(); ++i) f.params[i].name = (*names)[i];
+}
+
+}  // namespace
+
 std::optional<Function> KernelBtf::tracepoint(const std::string& name, const std::string& module) {
   for (auto& [mod, b] : impl_->scope(*this, module)) {
     auto id = find_in(impl_->index(b).typedefs, std::string(kTraceTypedef) + name);
@@ -236,12 +269,18 @@ std::optional<Function> KernelBtf::tracepoint(const std::string& name, const std
     // The typedef's parameters have no names.  The kernel's functions of
     // the same prototype do: __probestub_NAME (6.4+, one per tracepoint),
     // or __bpf_trace_NAME where the event is its own class (6.1).
+    bool named_yet = false;
     for (const char* prefix : {"__probestub_", "__bpf_trace_"}) {
       std::optional<Function> named = function(prefix + name, mod);
       if (!named || named->params.size() != f.params.size() + 1) continue;
       for (size_t i = 0; i < f.params.size(); ++i) f.params[i].name = named->params[i + 1].name;
+      named_yet = true;
       break;
     }
+    // Before 6.4 an event of a shared class (block_bio_queue of class
+    // block_bio) has only its class's __bpf_trace_CLASS: take the names
+    // of the class functions with the same parameter types, if they agree.
+    if (!named_yet) name_from_classes(b, proto, f);
     return f;
   }
   return std::nullopt;
