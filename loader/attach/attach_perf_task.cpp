@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -179,7 +180,11 @@ class ProcessWatcher {
       for (auto* h = reinterpret_cast<nlmsghdr*>(buf); NLMSG_OK(h, size_t(n));
            h = NLMSG_NEXT(h, n)) {
         auto* msg = static_cast<cn_msg*>(NLMSG_DATA(h));
-        on_event(*reinterpret_cast<const proc_event*>(msg->data));
+        // cn_msg's 20-byte header leaves its data 4-aligned, and proc_event
+        // holds a __u64: copied out, not referenced where it lies (UBSan).
+        proc_event e{};
+        std::memcpy(&e, msg->data, std::min<size_t>(msg->len, sizeof e));
+        on_event(e);
       }
     }
   }

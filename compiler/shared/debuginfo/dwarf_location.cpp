@@ -17,6 +17,12 @@ const char* const kRegisterNames[] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", 
 // r11 r10 r9 r8 ax cx dx si di orig_ax ip cs flags sp ss, 8 bytes each.
 const int kPtRegsSlot[] = {10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16};
 
+std::string hex_op(unsigned atom) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%#x", atom);
+  return text;
+}
+
 const char* refused_op_name(uint8_t atom) {
   switch (atom) {
     case DW_OP_piece: return "DW_OP_piece (a value split across places)";
@@ -185,7 +191,7 @@ static bool translate_op(const Dwarf_Op& op, const LocationContext& ctx, Locatio
   } else {
     const char* refused = refused_op_name(a);
     why = refused ? std::string("unsupported location: ") + refused
-                  : "unsupported DWARF location op 0x" + std::to_string(a);
+                  : "unsupported DWARF location op " + hex_op(a);
     return false;
   }
   return true;
