@@ -26,7 +26,7 @@ cases=(
   kfunc_target_vars kfunc_return_vars kfunc_pretty kfunc_list kfunc_resolve
   tapset_vfs_kfunc tapset_ioblock_kfunc tapset_net_kfunc tapset_signal_kfunc tapset_signal_trace
   tapset_ioblock_trace_disk ioscheduler_disk tapset_vfs_disk disk_stats tapset_block_trace_aliases
-  verifier_refusal attach_midway map_too_large privileges
+  verifier_refusal attach_midway map_too_large map_memory privileges
   tapset_sched_kfunc task_current_kernel profile_stacks profile_stacks_many stack_key_cut
   stack_print_cut stack_text_kernel kernel_symbol_text stack_key_merge
   process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe

@@ -62,7 +62,12 @@ memcg_root() {
   local v2
   if [ -w /sys/fs/cgroup/memory/cgroup.procs ]; then echo /sys/fs/cgroup/memory; return; fi
   v2=$(findmnt -n -t cgroup2 -o TARGET | head -1)
-  [ -n "$v2" ] && grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null && { echo "$v2"; return; }
+  [ -n "$v2" ] || return 1
+  # Offered to children if the kernel has it (systemd does so at boot;
+  # the test guest's bare mount does not).
+  grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null ||
+    { grep -qw memory "$v2/cgroup.controllers" && echo +memory >"$v2/cgroup.subtree_control"; } 2>/dev/null
+  grep -qw memory "$v2/cgroup.subtree_control" 2>/dev/null && { echo "$v2"; return; }
   return 1
 }
 export -f memcg_root
