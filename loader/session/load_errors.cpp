@@ -4,8 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <regex>
-#include <vector>
+#include <string_view>
 
 #include "base/lockdown.h"
 #include "bpf_runtime/stap_layout.h"
@@ -31,12 +30,16 @@ std::string what_to_change(const std::string& name, const ir::Module& module) {
   return "";
 }
 
+// The logs are searched with find, not std::regex: a verifier's log can
+// run to megabytes, and libstdc++'s regex recurses per character.
+
 // "libbpf: map 'stap_g0': failed to create: Cannot allocate memory(-12)"
 std::string map_failure(const std::string& log, int rc, bpf_object* obj, const ir::Module& module) {
-  static const std::regex failed("map '([^']+)': failed to create");
-  std::smatch m;
-  if (!std::regex_search(log, m, failed)) return "";
-  std::string name = m[1];
+  size_t failed = log.find("': failed to create");
+  if (failed == std::string::npos) return "";
+  size_t open = log.rfind("map '", failed);
+  if (open == std::string::npos) return "";
+  std::string name = log.substr(open + 5, failed - open - 5);
   std::string message = "ERROR: the kernel could not create " + what_map_is(name, module);
   if (const bpf_map* map = obj ? bpf_object__find_map_by_name(obj, name.c_str()) : nullptr) {
     uint64_t entries = bpf_map__max_entries(map);
@@ -62,10 +65,17 @@ std::string map_failure(const std::string& log, int rc, bpf_object* obj, const i
 // "unknown func bpf_probe_read_kernel_str#115" (the verifier, no such
 // helper for this program) or "program of this type cannot use helper ...".
 std::string helper_failure(const std::string& log, const std::string& probe) {
-  static const std::regex refused("(?:unknown func|cannot use helper) (bpf_[a-z0-9_]+)#[0-9]+");
-  std::smatch m;
-  if (!std::regex_search(log, m, refused)) return "";
-  std::string helper = m[1];
+  std::string helper;
+  for (std::string_view lead : {"unknown func ", "cannot use helper "}) {
+    size_t at = log.find(lead);
+    if (at == std::string::npos) continue;
+    at += lead.size();
+    size_t hash = log.find('#', at);
+    if (hash != std::string::npos && log.compare(at, 4, "bpf_") == 0 && hash - at < 64)
+      helper = log.substr(at, hash - at);
+    break;
+  }
+  if (helper.empty()) return "";
   std::string message = "ERROR: the kernel refused to load " +
                         (probe.empty() ? std::string("the compiled object") : "probe " + probe) +
                         ": ";
@@ -85,29 +95,37 @@ std::string verifier_failure(const std::string& log, int rc, const std::string& 
   size_t begin = log.rfind("-- BEGIN PROG LOAD LOG --");
   size_t end = log.rfind("-- END PROG LOAD LOG --");
   if (begin == std::string::npos || end == std::string::npos || end < begin) return "";
-  std::vector<std::string> lines;
-  size_t at = log.find('\n', begin);
-  while (at != std::string::npos && at < end) {
-    size_t next = log.find('\n', at + 1);
-    std::string line = log.substr(at + 1, std::min(next, end) - at - 1);
-    if (!line.empty() && !line.starts_with("verification time")) lines.push_back(line);
-    at = next;
+  // Lines from the end back: the reason, then the nearest source note.
+  std::string reason, where;
+  size_t line_end = end;
+  while (line_end > begin && where.empty()) {
+    size_t start = log.rfind('\n', line_end - 1);
+    if (start == std::string::npos || start < begin) break;
+    std::string_view line(log.data() + start + 1, line_end - start - 1);
+    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+    line_end = start;
+    if (line.empty() || line.starts_with("processed ") || line.starts_with("verification time") ||
+        line.starts_with("-- "))
+      continue;
+    if (reason.empty()) {
+      reason = line;
+      continue;
+    }
+    // ";  @ <input>:7": the object's line info for the code below it.
+    size_t at = line.rfind(" @ ");
+    if (line.starts_with(";") && at != std::string_view::npos) {
+      std::string_view place = line.substr(at + 3);
+      size_t colon = place.rfind(':');
+      if (colon != std::string_view::npos && colon + 1 < place.size() &&
+          place.find_first_not_of("0123456789", colon + 1) == std::string_view::npos)
+        where = place;
+    }
   }
-  size_t reason = lines.size();
-  while (reason > 0 && (lines[reason - 1].starts_with("processed ") ||
-                        lines[reason - 1].starts_with("-- END")))
-    --reason;
-  if (reason == 0) return "";
-  std::string where;
-  static const std::regex note(";.* @ (\\S+:[0-9]+)$");
-  for (size_t i = reason - 1; i-- > 0 && where.empty();) {
-    std::smatch m;
-    if (std::regex_search(lines[i], m, note)) where = m[1];
-  }
+  if (reason.empty()) return "";
   std::string message = "ERROR: the kernel's verifier refused " +
                         (probe.empty() ? std::string("the compiled object") : "probe " + probe);
   if (!where.empty()) message += " at " + where;
-  message += ": " + lines[reason - 1] + " (" + std::strerror(-rc) + ")";
+  message += ": " + reason + " (" + std::strerror(-rc) + ")";
   if (verbose < 3) message += "; -vvv shows its whole log";
   return message;
 }
