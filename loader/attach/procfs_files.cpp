@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -104,6 +105,7 @@ void ProcfsFiles::start_reaper() {
   int fds[2];  // a socket pair, not a pipe: a send to a dead reaper is no SIGPIPE
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return;
   const char* root = root_.c_str();
+  pid_t session = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     // Nothing of the session's stays open here (its maps and programs
@@ -122,6 +124,14 @@ void ProcfsFiles::start_reaper() {
     }
     // The session's own "x" record: it removed everything itself.
     if (len >= 2 && made[len - 2] == 'x' && (len == 2 || made[len - 3] == '\0')) _exit(0);
+    // The read ends as the dying session closes its descriptors, the lock
+    // among them perhaps only after its links (tens of ms each when the
+    // machine is busy): wait until it has exited, which is when this
+    // process is given another parent (at most a minute).
+    for (int i = 0; i < 6000 && getppid() == session; ++i) {
+      timespec tick{0, 10 * 1000 * 1000};
+      nanosleep(&tick, nullptr);
+    }
     int dir = open(root, O_RDONLY | O_DIRECTORY);
     if (dir < 0 || flock(dir, LOCK_EX | LOCK_NB) != 0) _exit(0);
     // Newest first: from each record's NUL back to the one before it.
