@@ -13,6 +13,11 @@ namespace stap {
 
 namespace {
 
+// What the kernel refused: the probe whose program it was, or the object.
+std::string refused_part(const std::string& probe) {
+  return probe.empty() ? std::string("the compiled object") : "probe " + probe;
+}
+
 std::string what_map_is(const std::string& name, const ir::Module& module) {
   for (const ir::Global& g : module.globals)
     if (g.map_name == name) return "the map of global '" + g.name + "'";
@@ -77,7 +82,7 @@ std::string helper_failure(const std::string& log, const std::string& probe) {
   }
   if (helper.empty()) return "";
   std::string message = "ERROR: the kernel refused to load " +
-                        (probe.empty() ? std::string("the compiled object") : "probe " + probe) +
+                        refused_part(probe) +
                         ": ";
   std::string locked = lockdown::explain_helper(helper);
   message += !locked.empty() ? locked
@@ -123,7 +128,7 @@ std::string verifier_failure(const std::string& log, int rc, const std::string& 
   }
   if (reason.empty()) return "";
   std::string message = "ERROR: the kernel's verifier refused " +
-                        (probe.empty() ? std::string("the compiled object") : "probe " + probe);
+                        refused_part(probe);
   if (!where.empty()) message += " at " + where;
   message += ": " + reason + " (" + std::strerror(-rc) + ")";
   if (verbose < 3) message += "; -vvv shows its whole log";
@@ -140,7 +145,7 @@ std::string explain_load_failure(const std::string& log, int rc, bpf_object* obj
   if (message.empty()) message = verifier_failure(log, rc, probe, verbose);
   if (!message.empty()) return message;
   message = "ERROR: the kernel refused to load ";
-  message += probe.empty() ? std::string("the compiled object") : "probe " + probe;
+  message += refused_part(probe);
   message += std::string(": ") + std::strerror(-rc);
   if (verbose < 3) message += " (run with -vvv for the verifier's log)";
   return message;
