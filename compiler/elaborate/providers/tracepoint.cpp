@@ -23,6 +23,17 @@ class TracepointProvider : public ProbeProvider {
   // The tracepoint's fields ($prev, $next ...), from its format or BTF.
   bool has_target_vars(const ast::ProbePoint&) const override { return true; }
 
+  // A system call's exit ("syscalls:sys_exit_NAME", "raw_syscalls:sys_exit")
+  // has its entry: @entry(expr) is computed at the call's entry, as in
+  // stap's syscall.NAME.return.  Other events have no entry.
+  bool has_entry_values(const ast::ProbePoint& point) const override {
+    if (point.components.size() != 2) return false;
+    const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
+    if (!lit) return false;
+    const std::string& v = lit->value;
+    return v.starts_with("syscalls:sys_exit_") || v == "raw_syscalls:sys_exit";
+  }
+
   bool matches(const ast::ProbePoint& point) const override {
     return point.components.size() >= 2 && point.components[0].functor == "kernel" &&
            point.components[1].functor == "trace";

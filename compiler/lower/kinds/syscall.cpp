@@ -96,7 +96,7 @@ ir::ProbeSpec trace_event_spec(const tracefs::Event& e) {
 
 TraceEventBody::TraceEventBody(Lowerer& l, const tracefs::Format* event, const ir::Probe& probe,
                                SourceLoc loc)
-    : BodyContext(l), event_(event) {
+    : BodyContext(l), event_(event), loc_(loc) {
   const ir::SyscallSpec* sc = probe.as<ir::SyscallSpec>();
   const ir::TracepointSpec* tp = probe.as<ir::TracepointSpec>();
   const std::string& system = sc ? sc->system : tp ? tp->system : "";
@@ -105,8 +105,25 @@ TraceEventBody::TraceEventBody(Lowerer& l, const tracefs::Format* event, const i
   syscall_raw_ = sc != nullptr;
   syscall_exit_ = is_exit_event(name);
   std::string call = call_name(name);
-  if (syscall_exit_ && !call.empty())
-    entry_event_ = l.trace_events().format({system, std::string(kEnterPrefix) + call}, loc);
+  std::string entry = call.empty() ? "sys_enter" : std::string(kEnterPrefix) + call;
+  if (syscall_exit_) entry_event_ = l.trace_events().format({system, entry}, loc);
+}
+
+// The entry probe of an exit's @entry values: the same call's sys_enter,
+// served by the raw dispatch as the exit is, so both see one call of the
+// thread (a thread is in one system call at a time).
+std::unique_ptr<EntryProbe> TraceEventBody::entry_probe(const ir::Probe& ret) {
+  const ir::SyscallSpec* exit = ret.as<ir::SyscallSpec>();
+  if (!exit || !entry_event_) return nullptr;
+  auto e = std::make_unique<EntryProbe>();
+  ir::SyscallSpec spec = *exit;
+  spec.event = "sys_enter" + exit->event.substr(std::string_view("sys_exit").size());
+  e->probe.context = ir::Context::kernel;
+  e->probe.spec = spec;
+  e->probe.pp = ret.pp;
+  if (e->probe.pp.ends_with(".return")) e->probe.pp.resize(e->probe.pp.size() - 7);
+  e->context = std::make_unique<TraceEventBody>(l_, entry_event_, e->probe, loc_);
+  return e;
 }
 
 // A field of the probe's event; in an exit probe also `return` (the value
@@ -119,7 +136,7 @@ const tracefs::Field* TraceEventBody::syscall_field(const std::string& name,
   if (!syscall_exit_) return nullptr;
   if (name == "return") return owner ? owner->find("ret") : nullptr;
   owner = entry_event_;
-  if (!owner) return nullptr;
+  if (!owner || call_name(owner->name).empty()) return nullptr;  // raw: no named arguments
   const tracefs::Field* f = owner->find(name);
   return f && f->offset >= kFirstSlot ? f : nullptr;
 }

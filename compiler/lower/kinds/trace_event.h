@@ -17,6 +17,10 @@ class TraceEventBody : public BodyContext {
 
   ir::Node* target(ast::TargetSymbol& n, bool any_type) override;
   std::optional<bool> target_exists(const ast::Expr& e) override;
+  // A system call's exit read through the saved registers: @entry(expr)
+  // runs at the call's entry (syscall.cpp).
+  bool at_return() const override { return syscall_raw_ && syscall_exit_; }
+  std::unique_ptr<EntryProbe> entry_probe(const ir::Probe& ret) override;
 
  private:
   ir::Node* field_read(const tracefs::Field& f, const ast::TargetSymbol& n);
@@ -36,6 +40,7 @@ class TraceEventBody : public BodyContext {
   bool syscall_raw_ = false;
   bool syscall_exit_ = false;
   const tracefs::Format* entry_event_ = nullptr;
+  SourceLoc loc_;
 };
 
 // The spec of a probe on trace event `e` (syscall.cpp): a SyscallSpec
