@@ -169,6 +169,7 @@ std::string cache_key(const CacheInputs& in) {
   key.flag("global-display", in.global_var_display);
   key.flag("timing", in.timing);
   key.field("kernel", in.kernel_release);
+  key.field("compatible", in.compatible);
   if (!in.target_program.empty()) key.field("target-program", in.target_program);
   return key.hex();
 }

@@ -50,6 +50,7 @@ struct CacheInputs {
   bool timing = false;  // -t
   std::vector<std::string> global_settings;  // -G
   std::string kernel_release;
+  std::string compatible;  // systemtap_v: --compatible changes what %( %) keeps
   // A bare process.function's program comes from -c/-x (Program::
   // target_program), so objects differ by it.
   std::string target_program;

@@ -34,6 +34,7 @@ enum LongOnly {
   opt_metrics,
   opt_dump_probe_types,
   opt_dump_probe_aliases,
+  opt_compatible,
   opt_unsupported,  // a real stap option this engine has no use for
 };
 
@@ -41,7 +42,7 @@ enum LongOnly {
 // compile servers.  They are named in the error so users know they were
 // understood, not mistyped.
 const char* const kUnsupportedLong[] = {
-    "modinfo", "privilege", "unprivileged", "compatible", "check-version",
+    "modinfo", "privilege", "unprivileged", "check-version",
     "skip-badvars", "use-server", "list-servers", "trust-servers",
     "use-server-on-error", "remote", "remote-prefix", "tmpdir",
     "download-debuginfo", "dump-functions", "sysroot", "sysenv", "suppress-time-limits",
@@ -55,6 +56,17 @@ bool parse_long(const char* text, long min, long* out) {
   if (errno != 0 || end == text || *end != '\0' || v < min) return false;
   *out = v;
   return true;
+}
+
+// "4", "4.8", "2.9.1": the form stap's --compatible takes.
+bool valid_version(const std::string& v) {
+  bool digit = false;
+  for (char c : v) {
+    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+    else if (c == '.' && digit) digit = false;
+    else return false;
+  }
+  return digit;
 }
 
 bool valid_define(const std::string& d) {
@@ -257,6 +269,12 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       o_.suppress_handler_errors = true;
       later("--suppress-handler-errors");
       break;
+    case opt_compatible:
+      if (!valid_version(arg))
+        return fail(std::string("Invalid --compatible '") + arg +
+                    "': expected a SystemTap version such as 4.0 or 2.9.");
+      o_.compatible = arg;
+      break;
     case opt_unsupported:
       return fail(std::string("stap: option '--") + long_name +
                   "' belongs to SystemTap's kernel-module runtime or compile servers; "
@@ -285,6 +303,7 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"pprof", required_argument, nullptr, opt_pprof},
       {"format", required_argument, nullptr, opt_format},
       {"metrics", required_argument, nullptr, opt_metrics},
+      {"compatible", required_argument, nullptr, opt_compatible},
       {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
       {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
@@ -421,6 +440,7 @@ void print_usage(std::ostream& out) {
          "   --folded=FILE  write stack-keyed aggregates as folded stacks for flame graphs\n"
          "   --pprof=FILE   write stack-keyed aggregates as a gzipped pprof profile\n"
          "   --format=json  print the output as JSON lines (default: text)\n"
+         "   --compatible=VERSION   preprocess as SystemTap VERSION would (%( systemtap_v %))\n"
          "   --metrics=[ADDR:]PORT  serve the globals at http://ADDR:PORT/metrics (OpenMetrics)\n"
          "   --dump-probe-types     list the probe point patterns this engine supports\n"
          "   --dump-probe-aliases   list the probe aliases of the tapset library\n";

@@ -33,6 +33,7 @@ struct Options {
   bool guru = false;                // -g
   std::vector<std::string> include_dirs;  // -I DIR
   std::string kernel_release;       // -r KVER (empty: running kernel)
+  std::string compatible;           // --compatible=VERSION: systemtap_v in %( %) (empty: ours)
   std::map<std::string, std::string> defines;  // -D NAME=VAL
   bool global_var_display = true;   // --no-global-var-display
 

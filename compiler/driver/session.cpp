@@ -73,6 +73,9 @@ FrontendConfig frontend_config(const Options& o) {
   c.tapset_dirs.push_back(default_tapset_dir());
   for (const std::string& dir : o.include_dirs) c.tapset_dirs.push_back(dir);
   c.env = kernel_preprocessor_env(o.kernel_release);
+  // stap's --compatible makes %( systemtap_v < "X" %) see that version, so
+  // a script written for an older SystemTap takes its old branches.
+  if (!o.compatible.empty()) c.env.systemtap_v = o.compatible;
   c.env.args = o.args;
   c.env.guru_mode = o.guru;
   c.elaborate.keep_unused = o.keep_unused;
@@ -109,6 +112,7 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   in.timing = o.timing;
   in.global_settings = o.global_settings;
   in.kernel_release = config.env.kernel_vr;
+  in.compatible = config.env.systemtap_v;
   in.target_program = target_program(o);
   ObjectPlace place;
   place.key = cache_key(in);

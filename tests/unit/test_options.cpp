@@ -96,6 +96,10 @@ TEST_CASE("values are checked") {
   CHECK(parse({"-G", "novalue", "-e", "x"}).result.outcome == stap::ParseOutcome::exit_error);
   CHECK(parse({"--runtime=kernel", "-e", "x"}).err.find("eBPF only") != std::string::npos);
   CHECK(parse({"--vp", "1x", "-e", "x"}).result.outcome == stap::ParseOutcome::exit_error);
+  CHECK(parse({"--compatible=2.x", "-e", "x"}).err.find("Invalid --compatible '2.x'") !=
+        std::string::npos);
+  CHECK(parse({"--compatible=", "-e", "x"}).result.outcome == stap::ParseOutcome::exit_error);
+  CHECK(parse({"--compatible=2.9", "-e", "x"}).result.options.compatible == "2.9");
 }
 
 TEST_CASE("every accepted option lands in Options") {
