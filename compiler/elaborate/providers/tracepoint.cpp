@@ -18,7 +18,8 @@ namespace {
 class TracepointProvider : public ProbeProvider {
  public:
   TracepointProvider()
-      : ProbeProvider("kernel.trace", {"kernel.trace(string)"}, /*resolved_later=*/true) {}
+      : ProbeProvider("kernel.trace", {"kernel.trace(string)", "kernel.trace(string).maxactive(number)"},
+                      /*resolved_later=*/true) {}
 
   // The tracepoint's fields ($prev, $next ...), from its format or BTF.
   bool has_target_vars(const ast::ProbePoint&) const override { return true; }
@@ -27,7 +28,7 @@ class TracepointProvider : public ProbeProvider {
   // has its entry: @entry(expr) is computed at the call's entry, as in
   // stap's syscall.NAME.return.  Other events have no entry.
   bool has_entry_values(const ast::ProbePoint& point) const override {
-    if (point.components.size() != 2) return false;
+    if (point.components.size() < 2) return false;
     const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
     if (!lit) return false;
     const std::string& v = lit->value;
@@ -44,7 +45,7 @@ class TracepointProvider : public ProbeProvider {
   // format again.  Without tracefs (not root, -p2 on another machine) the
   // type is left to inference, as before.
   ast::Type target_var_type(const ast::ProbePoint& point, const std::string& name) const override {
-    if (point.components.size() != 2 || point.components[1].functor != "trace") return ast::Type::unknown;
+    if (point.components.size() < 2 || point.components[1].functor != "trace") return ast::Type::unknown;
     const auto* lit = dynamic_cast<const ast::StringLit*>(point.components[1].arg);
     if (!lit) return ast::Type::unknown;
     const std::vector<tracefs::Format>& formats = formats_of(lit->value);
@@ -145,6 +146,18 @@ class TracepointProvider : public ProbeProvider {
     if (bad) {
       value_error(point, c.arg->loc,
                   "invalid tracepoint string provided (expected \"[system:]name\")", diags);
+      return false;
+    }
+    // .maxactive(N) sizes a kretprobe's instances.  stap's syscall.NAME.return
+    // is a kretprobe, so scripts write syscall.open.return.maxactive(10);
+    // here that alias is the call's exit event, which misses no return, and
+    // the suffix is accepted and has nothing to size.  Other events have no
+    // return to size.
+    const ast::ProbePointComponent* max = find(point, "maxactive");
+    if (max && !name.starts_with("syscalls:sys_exit_") && name != "raw_syscalls:sys_exit") {
+      value_error(point, max->loc,
+                  "maxactive applies to return probes: " + name + " is not a system call's exit",
+                  diags);
       return false;
     }
     return true;

@@ -19,7 +19,7 @@ bool profile(const DerivedProbe& dp) {
 bool interval(const DerivedProbe& dp) { return dp.point->components.size() >= 2; }
 // kernel.trace("system:event").
 bool trace_event(const DerivedProbe& dp) {
-  return dp.point->components.size() == 2 && dp.point->components[1].functor == "trace";
+  return dp.point->components.size() >= 2 && dp.point->components[1].functor == "trace";
 }
 // process("P").function/.statement/.plt/.mark: resolved to code sites.
 bool code_sites(const DerivedProbe& dp) { return dp.user_point != nullptr; }
