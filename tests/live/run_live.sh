@@ -120,6 +120,9 @@ need_reason() {
       [ -n "${STAP_GUEST_SCRATCH:-}" ] && [ -b "/dev/${STAP_GUEST_SCRATCH_DEV:-}" ] &&
         grep -qs " $STAP_GUEST_SCRATCH ext4 " /proc/mounts ||
         echo "no scratch disk (the test guest's: STAP_GUEST_SCRATCH)";;
+    hw-breakpoints)  # process.data/kernel.data: debug registers that trap
+      "$tools/watch_target" selftest >/dev/null 2>&1 ||
+        echo "this machine's hardware breakpoints do not fire ($("$tools/watch_target" selftest 2>&1 | tail -1))";;
     kallsyms-data)  # kernel.data("SYMBOL"): variables in kallsyms (CONFIG_KALLSYMS_ALL)
       grep -qw pid_max /proc/kallsyms ||
         echo "/proc/kallsyms lists no variables (CONFIG_KALLSYMS_ALL is off)";;

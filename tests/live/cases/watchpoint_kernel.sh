@@ -1,4 +1,5 @@
 #! needs: kallsyms-data
+#! needs: hw-breakpoints
 #! timeout: 120
 # kernel.data on a kernel variable, pid_max, written through its sysctl:
 # by its symbol (looked up in kallsyms at attach) and by the address

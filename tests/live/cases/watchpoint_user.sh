@@ -1,3 +1,4 @@
+#! needs: hw-breakpoints
 #! timeout: 120
 # Hardware watchpoints on a user-space variable of the -c target
 # (watch_target, built without PIE so `counter` and `bytes` have the same
