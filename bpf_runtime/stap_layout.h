@@ -176,8 +176,11 @@ struct stap_record {
 #define STAP_DEFERRED_PROG "stap_deferred_runs" /* then _1, _2 ... */
 #define STAP_DEFERRED_SLOTS 4
 #define STAP_DEFERRED_DATA 64
+/* A probe has a slot of its own (its rank among the probes that may wait
+ * on the same call): the exit's program finds each body's run at a fixed
+ * place. */
 struct stap_deferred_run {
-  __u32 probe; /* the probe's index, STAP_DEFERRED_DONE once run */
+  __u32 probe; /* 1 + the probe's index; 0 (empty) or STAP_DEFERRED_DONE once run */
   __u32 nr;    /* the system call's number */
   /* SyscallSpec: the number, then the six argument registers; a
    * syscalls:sys_enter_* tracepoint: the first bytes of its record. */
@@ -185,7 +188,7 @@ struct stap_deferred_run {
 };
 #define STAP_DEFERRED_DONE 0xffffffffu
 struct stap_deferred {
-  __u32 count;
+  __u32 count; /* runs kept since the last exit */
   __u32 pad;
   struct stap_deferred_run runs[STAP_DEFERRED_SLOTS];
 };

@@ -323,6 +323,21 @@ static bool link_runtime(Module& dst, std::string& error) {
   return true;
 }
 
+Function* BpfModule::runtime_function(StringRef name) {
+  if (!runtime_copy_) {
+    StringRef bytes(bpf_runtime_bc, size_t(bpf_runtime_bc_end - bpf_runtime_bc));
+    auto buf = MemoryBuffer::getMemBuffer(bytes, "bpf_runtime.bc", false);
+    auto src = parseBitcodeFile(buf->getMemBufferRef(), mod_->getContext());
+    if (!src) {
+      consumeError(src.takeError());
+      return nullptr;
+    }
+    runtime_copy_ = std::move(*src);
+  }
+  Function* f = runtime_copy_->getFunction(name);
+  return f && !f->isDeclaration() ? f : nullptr;
+}
+
 bool BpfModule::finish(std::string& error) {
   appendToCompilerUsed(*mod_, used_);
   dib_.finalize();

@@ -141,6 +141,11 @@ class BpfModule {
 
   llvm::Type *i8, *i32, *i64, *ptr;
 
+  // The bpf_runtime function of that name, from a copy of the runtime's
+  // bitcode parsed on first use (it is linked only at finish), or null: for
+  // estimates of what a call costs (verifier_weight).
+  llvm::Function* runtime_function(llvm::StringRef name);
+
  private:
   void start_function(llvm::Function* fn, llvm::DISubprogram::DISPFlags extra);
   llvm::DIType* di_byte_array(uint64_t n);
@@ -148,6 +153,7 @@ class BpfModule {
 
   llvm::LLVMContext& ctx_;
   std::unique_ptr<llvm::Module> mod_;
+  std::unique_ptr<llvm::Module> runtime_copy_;
   llvm::DIBuilder dib_;
   llvm::DIFile* file_;
   llvm::DICompileUnit* cu_;

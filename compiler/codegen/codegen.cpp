@@ -136,9 +136,11 @@ const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
     if (q.program_name.empty() || q.spec.index() != p.spec.index() ||
         direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp))
       continue;
-    // (a syscalls:sys_enter_* body that may wait for the exit and the same
-    // body on another event do not share)
-    if (same_tree(m, q.body, p.body) && deferral_of(m, q) == deferral_of(m, p)) return &q;
+    // (a body that may wait for its call's exit keeps its run in a place
+    // of its own, deferral_slot, so it shares with none)
+    if (same_tree(m, q.body, p.body) && deferral_of(m, q) == ProgramContext::Deferral::none &&
+        deferral_of(m, p) == ProgramContext::Deferral::none)
+      return &q;
   }
   return nullptr;
 }

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 #include <set>
 
 #include "bpf_runtime/stap_layout.h"
@@ -103,9 +104,28 @@ Deferral deferral_of(const ir::Module& m, const ir::Probe& p) {
   return kind;
 }
 
+int deferral_slot(ModuleState& ms, size_t index) {
+  if (ms.deferral_slots.empty()) {
+    // Probes that may wait on the same call: the same sys_enter_NAME
+    // (a raw dispatch's SyscallSpec or the syscalls: tracepoint).
+    std::map<std::string, int> taken;
+    for (const ir::Probe& p : ms.ir.probes) {
+      int slot = -1;
+      if (deferral_of(ms.ir, p) != Deferral::none) {
+        const auto* sc = p.as<ir::SyscallSpec>();
+        const auto* tp = p.as<ir::TracepointSpec>();
+        int& next = taken[sc ? sc->event : tp->event];
+        if (next < STAP_DEFERRED_SLOTS) slot = next++;
+      }
+      ms.deferral_slots.push_back(slot);
+    }
+  }
+  return ms.deferral_slots.at(index);
+}
+
 void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, ProgramContext context,
                         const std::string& name) {
-  if (context.deferral == Deferral::none) return;
+  if (context.deferral == Deferral::none || deferral_slot(ms, index) < 0) return;
   context.deferred_run = true;
   std::string body = name + "_deferred";
   ProgramEmitter(ms, p, context).emit(body, "");
@@ -114,8 +134,13 @@ void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, Progr
 
 bool emit_deferred_runs(ModuleState& ms, std::string& error) {
   const auto& all = ms.deferred_bodies;
-  for (size_t first = 0, part = 0; first < all.size(); first += kBodiesPerProgram, ++part) {
-    size_t end = std::min(all.size(), first + kBodiesPerProgram);
+  for (size_t first = 0, end = 0, part = 0; first < all.size(); first = end, ++part) {
+    size_t weight = 0;
+    for (end = first; end < all.size() && end - first < kBodiesPerProgram; ++end) {
+      size_t w = verifier_weight(ms.bpf, all[end].second);
+      if (end > first && weight + w > kVerifierBudget) break;
+      weight += w;
+    }
     std::string name = std::string(STAP_DEFERRED_PROG) + (part ? "_" + std::to_string(part) : "");
     std::vector<std::pair<uint32_t, Function*>> chunk(all.begin() + long(first),
                                                       all.begin() + long(end));
@@ -186,8 +211,9 @@ void ProgramEmitter::defer_if_faulted(Value* failed, Value* addr) {
   b_.SetInsertPoint(go_on);
 }
 
-// Appends this run to the task's list: the probe, the call's number and
-// the context kept.  An i1: whether there was room (counted either way).
+// Keeps this run in the probe's place of the task's list (deferral_slot):
+// the probe, the call's number and the context kept.  An i1: whether it
+// was kept (counted either way).
 Value* ProgramEmitter::keep_deferred_run() {
   Value* task = helper(kGetCurrentTaskBtf, m_.ptr, {});
   Value* store = helper(kTaskStorageGet, m_.ptr,
@@ -201,13 +227,12 @@ Value* ProgramEmitter::keep_deferred_run() {
 
   b_.SetInsertPoint(have);
   Value* count = b_.CreateLoad(m_.i32, store);
-  b_.CreateCondBr(b_.CreateICmpUGE(count, b_.getInt32(STAP_DEFERRED_SLOTS)), full, room);
+  int slot = deferral_slot(ms_, size_t(&probe_ - ms_.ir.probes.data()));
+  b_.CreateBr(slot < 0 ? full : room);
 
   b_.SetInsertPoint(room);
-  Value* offset =
-      b_.CreateAdd(i64c(offsetof(stap_deferred, runs)),
-                   b_.CreateMul(b_.CreateZExt(count, m_.i64), i64c(sizeof(stap_deferred_run))));
-  Value* run = byte_ptr(store, offset);
+  Value* run = byte_ptr(store, int64_t(offsetof(stap_deferred, runs) +
+                                       size_t(std::max(slot, 0)) * sizeof(stap_deferred_run)));
   Value* data = byte_ptr(run, int64_t(offsetof(stap_deferred_run, data)));
   auto keep_word = [&](int64_t i, Value* v) {
     b_.CreateAlignedStore(v, byte_ptr(data, i * 8), MaybeAlign(8));
@@ -233,7 +258,7 @@ Value* ProgramEmitter::keep_deferred_run() {
       keep_word(i, b_.CreateLoad(m_.i64, byte_ptr(ctx_, i * 8)));
     nr = b_.CreateSExt(b_.CreateLoad(m_.i32, byte_ptr(ctx_, int64_t(8))), m_.i64);
   }
-  b_.CreateStore(b_.getInt32(uint32_t(&probe_ - ms_.ir.probes.data())), run);
+  b_.CreateStore(b_.getInt32(uint32_t(&probe_ - ms_.ir.probes.data()) + 1), run);
   b_.CreateStore(b_.CreateTrunc(nr, m_.i32),
                  byte_ptr(run, int64_t(offsetof(stap_deferred_run, nr))));
   b_.CreateStore(b_.CreateAdd(count, b_.getInt32(1)), store);
@@ -251,21 +276,12 @@ Value* ProgramEmitter::keep_deferred_run() {
   return kept;
 }
 
-// The kept runs are taken in a bpf_loop callback: each body then has one
-// call site, which the verifier walks once, not once per slot (four
-// copies of 200 bodies pass its budget of a million instructions).
-namespace {
-// What the program hands the callback (on its stack).
-struct DispatchState {
-  static constexpr int64_t kStore = 0;      // struct stap_deferred *
-  static constexpr int64_t kCtx = 8;        // the program's context
-  static constexpr int64_t kGlobals = 16;   // stap_globals[0] or null (last program)
-  static constexpr int64_t kNr = 24;        // the call's number (u32)
-  static constexpr int64_t kRunnable = 28;  // 0 after a successful exec (u32)
-  static constexpr uint64_t kSize = 32;
-};
-}  // namespace
-
+// The exit's programs: each body with a run is called from one place, with
+// its run at a fixed offset (its probe's slot), so the verifier walks each
+// body once.  (A bpf_loop callback over the slots walked them once too,
+// but Linux 6.18 marks every value precise at a callback's entry and
+// prunes nothing there: syscall.openat's argstr, 21,000 instructions
+// walked at the entry, passed a million in the callback.)
 void ProgramEmitter::emit_deferred_dispatch(
     const std::string& name, const std::vector<std::pair<uint32_t, Function*>>& bodies, bool last) {
   fn_ = m_.begin_program(name, "raw_tp/sys_exit");
@@ -284,95 +300,60 @@ void ProgramEmitter::emit_deferred_dispatch(
   b_.SetInsertPoint(some);
   // sys_exit(struct pt_regs *regs, long ret)
   Value* regs = b_.CreateIntToPtr(b_.CreateLoad(m_.i64, ctx_), m_.ptr);
-  Value* nr = saved_register(regs, pt_regs::kOrigAx);
+  Value* nr = b_.CreateTrunc(saved_register(regs, pt_regs::kOrigAx), m_.i32);
   Value* ret = b_.CreateLoad(m_.i64, byte_ptr(ctx_, int64_t(8)));
-  Value* exec =
-      b_.CreateOr(b_.CreateICmpEQ(nr, i64c(kNrExecve)), b_.CreateICmpEQ(nr, i64c(kNrExecveat)));
-  Value* runnable = b_.CreateNot(b_.CreateAnd(exec, b_.CreateICmpEQ(ret, i64c(0))));
-  Value* globals = null;
-  if (last) {
-    AllocaInst* zero = m_.entry_alloca(m_.i32, "zero");
-    b_.CreateStore(b_.getInt32(0), zero);
-    globals = helper(kMapLookupElem, m_.ptr, {ms_.globals_map, zero});
-  }
-  AllocaInst* state = m_.entry_alloca(ArrayType::get(m_.i64, DispatchState::kSize / 8), "dispatch");
-  b_.CreateStore(store, byte_ptr(state, DispatchState::kStore));
-  b_.CreateStore(ctx_, byte_ptr(state, DispatchState::kCtx));
-  b_.CreateStore(globals, byte_ptr(state, DispatchState::kGlobals));
-  b_.CreateStore(b_.CreateTrunc(nr, m_.i32), byte_ptr(state, DispatchState::kNr));
-  b_.CreateStore(b_.CreateZExt(runnable, m_.i32), byte_ptr(state, DispatchState::kRunnable));
-
-  // long run_slot(u64 index, struct dispatch_state *state)
-  DILocation* loc = nullptr;
-  Function* cb_fn = m_.add_callback(name + "_slot", loc, {"index", "state"});
-  LLVMContext& c = m_.module().getContext();
-  IRBuilder<> cb(BasicBlock::Create(c, "entry", cb_fn));
-  cb.SetCurrentDebugLocation(loc);
-  auto cb_block = [&](const char* label) { return BasicBlock::Create(c, label, cb_fn); };
-  Value* index = cb.CreatePtrToInt(cb_fn->getArg(0), m_.i64);
-  Value* st = cb_fn->getArg(1);
-  BasicBlock* stop = cb_block("stop");
-  BasicBlock* in_range = cb_block("in_range");
-  BasicBlock* slot = cb_block("slot");
-  cb.CreateCondBr(cb.CreateICmpUGE(index, cb.getInt64(STAP_DEFERRED_SLOTS)), stop, in_range);
-  cb.SetInsertPoint(in_range);
-  Value* runs = cb.CreateLoad(m_.ptr, st);
-  Value* count = cb.CreateZExt(cb.CreateLoad(m_.i32, runs), m_.i64);
-  cb.CreateCondBr(cb.CreateICmpUGE(index, count), stop, slot);
-
-  cb.SetInsertPoint(slot);
-  Value* run =
-      cb.CreateGEP(m_.i8, runs,
-                   cb.CreateAdd(cb.getInt64(offsetof(stap_deferred, runs)),
-                                cb.CreateMul(index, cb.getInt64(sizeof(stap_deferred_run)))));
-  Value* run_nr =
-      cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, nr)));
-  Value* same_call = cb.CreateAnd(
-      cb.CreateICmpNE(
-          cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kRunnable)),
-          cb.getInt32(0)),
-      cb.CreateICmpEQ(run_nr,
-                      cb.CreateLoad(m_.i32, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kNr))));
-  BasicBlock* choose = cb_block("choose_body");
-  BasicBlock* after = cb_block("after_body");
-  cb.CreateCondBr(same_call, choose, after);
-  cb.SetInsertPoint(choose);
-  SwitchInst* sw = cb.CreateSwitch(cb.CreateLoad(m_.i32, run), after);
+  Value* exec = b_.CreateOr(b_.CreateICmpEQ(nr, b_.getInt32(kNrExecve)),
+                            b_.CreateICmpEQ(nr, b_.getInt32(kNrExecveat)));
+  // After a successful exec the kept addresses are the old image's.
+  BasicBlock* runnable = block("runnable");
+  BasicBlock* taken = block("runs_taken");
+  b_.CreateCondBr(b_.CreateAnd(exec, b_.CreateICmpEQ(ret, i64c(0))), taken, runnable);
+  b_.SetInsertPoint(runnable);
+  auto run_at = [&](int slot) {
+    return byte_ptr(store, int64_t(offsetof(stap_deferred, runs) +
+                                   size_t(slot) * sizeof(stap_deferred_run)));
+  };
   std::set<uint32_t> cased;
-  Value* prog_ctx = nullptr;
   for (const auto& [probe, body] : bodies) {
     if (!cased.insert(probe).second) continue;
-    BasicBlock* call = cb_block("deferred_body");
-    sw->addCase(cb.getInt32(probe), call);
-    cb.SetInsertPoint(call);
-    prog_ctx = cb.CreateLoad(m_.ptr, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kCtx));
-    cb.CreateCall(body,
-                  {prog_ctx, cb.CreateConstGEP1_64(m_.i8, run, offsetof(stap_deferred_run, data))});
-    cb.CreateStore(cb.getInt32(STAP_DEFERRED_DONE), run);
-    cb.CreateBr(after);
+    Value* run = run_at(deferral_slot(ms_, probe));
+    Value* mine = b_.CreateAnd(
+        b_.CreateICmpEQ(b_.CreateLoad(m_.i32, run), b_.getInt32(probe + 1)),
+        b_.CreateICmpEQ(b_.CreateLoad(m_.i32, byte_ptr(run, int64_t(offsetof(stap_deferred_run, nr)))),
+                        nr));
+    BasicBlock* call = block("deferred_body");
+    BasicBlock* next = block("next_body");
+    b_.CreateCondBr(mine, call, next);
+    b_.SetInsertPoint(call);
+    b_.CreateCall(body, {ctx_, byte_ptr(run, int64_t(offsetof(stap_deferred_run, data)))});
+    b_.CreateStore(b_.getInt32(STAP_DEFERRED_DONE), run);
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
   }
-  cb.SetInsertPoint(after);
+  b_.CreateBr(taken);
+  b_.SetInsertPoint(taken);
   if (last) {
-    // No program ran it: a stale run, or one after a successful exec.
-    Value* g = cb.CreateLoad(m_.ptr, cb.CreateConstGEP1_64(m_.i8, st, DispatchState::kGlobals));
-    Value* not_run = cb.CreateICmpNE(cb.CreateLoad(m_.i32, run), cb.getInt32(STAP_DEFERRED_DONE));
-    BasicBlock* lost = cb_block("run_lost");
-    BasicBlock* counted = cb_block("run_counted");
-    cb.CreateCondBr(cb.CreateAnd(not_run, cb.CreateIsNotNull(g)), lost, counted);
-    cb.SetInsertPoint(lost);
-    cb.CreateAtomicRMW(
-        AtomicRMWInst::Add,
-        cb.CreateConstGEP1_64(m_.i8, g, offsetof(stap_globals_header, deferred_failed)),
-        cb.getInt64(1), Align(8), AtomicOrdering::Monotonic);
-    cb.CreateBr(counted);
-    cb.SetInsertPoint(counted);
+    // What no program ran (a stale run, or one after a successful exec)
+    // is counted; then the list is empty.
+    AllocaInst* zero = m_.entry_alloca(m_.i32, "zero");
+    b_.CreateStore(b_.getInt32(0), zero);
+    Value* globals = helper(kMapLookupElem, m_.ptr, {ms_.globals_map, zero});
+    for (int slot = 0; slot < STAP_DEFERRED_SLOTS; ++slot) {
+      Value* run = run_at(slot);
+      Value* kept = b_.CreateLoad(m_.i32, run);
+      Value* left = b_.CreateAnd(b_.CreateICmpNE(kept, b_.getInt32(STAP_DEFERRED_DONE)),
+                                 b_.CreateICmpNE(kept, b_.getInt32(0)));
+      BasicBlock* lost = block("run_lost");
+      BasicBlock* counted = block("run_counted");
+      b_.CreateCondBr(b_.CreateAnd(left, b_.CreateIsNotNull(globals)), lost, counted);
+      b_.SetInsertPoint(lost);
+      atomic_inc(byte_ptr(globals, int64_t(offsetof(stap_globals_header, deferred_failed))));
+      b_.CreateBr(counted);
+      b_.SetInsertPoint(counted);
+      b_.CreateStore(b_.getInt32(0), run);
+    }
+    b_.CreateStore(b_.getInt32(0), store);
   }
-  cb.CreateRet(cb.getInt64(0));
-  cb.SetInsertPoint(stop);
-  cb.CreateRet(cb.getInt64(1));  // 1 ends the loop
-
-  helper(kLoop, m_.i64, {i64c(STAP_DEFERRED_SLOTS), cb_fn, state, i64c(0)});
-  if (last) b_.CreateStore(b_.getInt32(0), store);  // every run taken
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   b_.CreateRet(b_.getInt32(0));

@@ -1,6 +1,7 @@
 // Values and operators, plus the small helpers every part uses.
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/InlineAsm.h>
 
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
@@ -249,6 +250,17 @@ Value* ProgramEmitter::logical(const ir::Node* n) {
 
 Value* ProgramEmitter::conditional(const ir::Node* n) {
   Value* c = truth(expr(n->kids.at(0)));
+  if (n->kids.at(1)->op == ir::Op::str && n->kids.at(2)->op == ir::Op::str) {
+    // `c ? "A" : "B"` without a branch: B's place plus c times the
+    // distance to A's, one pointer whose offset has two values.  Branches
+    // would give the verifier two states per choice, and a flag list of
+    // seven choices in one sprintf 128 paths (syscall.* with argstr went
+    // past its million).  Opaque, else LLVM makes the product a branch.
+    int64_t a = ms_.literal(n->kids.at(1)->s), b = ms_.literal(n->kids.at(2)->s);
+    auto* opaque = InlineAsm::get(FunctionType::get(m_.i64, {m_.i64}, false), "", "=r,0", true);
+    Value* pick = b_.CreateCall(opaque, {b_.CreateZExt(c, m_.i64)});
+    return byte_ptr(ms_.rodata, b_.CreateAdd(i64c(b), b_.CreateMul(pick, i64c(a - b))));
+  }
   BasicBlock* then_bb = block("cond_then");
   BasicBlock* else_bb = block("cond_else");
   BasicBlock* done = block("cond_end");

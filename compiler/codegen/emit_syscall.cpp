@@ -10,6 +10,8 @@
 // code was written in C), so the offsets are constants here.
 #include "codegen/emitter.h"
 
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 
 #include <map>
@@ -138,6 +140,33 @@ bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc,
   });
 }
 
+size_t verifier_weight(BpfModule& bpf, llvm::Function* fn, int depth) {
+  // Calibrated on Linux 6.18 (-vvvv prints what the verifier walked): a
+  // bpf_loop callback (the text escapes of user_string_quoted & co) is
+  // walked several times at each call; a loop's body once per turn.
+  constexpr size_t kLoopTurns = 16, kCallbackTurns = 8;
+  llvm::DominatorTree tree(*fn);
+  llvm::LoopInfo loops(tree);
+  size_t n = 0;
+  for (llvm::BasicBlock& bb : *fn) {
+    size_t turns = 1;
+    for (unsigned d = loops.getLoopDepth(&bb); d > 0 && turns < 1000; --d) turns *= kLoopTurns;
+    for (llvm::Instruction& i : bb) {
+      size_t w = 1;
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call && depth < 8) {
+        llvm::Function* f = call->getCalledFunction();
+        if (f && f->isDeclaration()) f = bpf.runtime_function(f->getName());
+        if (f) w += verifier_weight(bpf, f, depth + 1);
+        for (llvm::Value* arg : call->args())
+          if (auto* cb = llvm::dyn_cast<llvm::Function>(arg))
+            w += kCallbackTurns * verifier_weight(bpf, cb, depth + 1);
+      }
+      n += w * turns;
+    }
+  }
+  return n;
+}
+
 // Every syscall probe of a direction then names that direction's
 // dispatching program; the loader attaches it once.
 bool emit_syscall_dispatchers(ModuleState& ms, std::string& error) {
@@ -153,17 +182,30 @@ bool emit_syscall_dispatchers(ModuleState& ms, std::string& error) {
     }
     // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
     // runtime helpers included), and syscall.* has ~360 bodies: past
-    // kBodiesPerProgram distinct bodies the next dispatcher starts.  Each
+    // kBodiesPerProgram distinct bodies, or kWeightPerProgram of them, the
+    // next dispatcher starts.  Each
     // attaches to the same raw tracepoint, in order.  (Inlining the bodies
     // instead makes one function too long for 16-bit jump offsets.)
     constexpr size_t kBodiesPerProgram = 200;
+    // And past kVerifierBudget of verifier_weight: the first 200 bodies of
+    // syscall.* with argstr walked past the verifier's million on 6.18.
+    constexpr size_t kWeightPerProgram = kVerifierBudget;
     size_t first = 0;
     for (int part = 0; first < probes.size(); ++part) {
       std::set<llvm::Function*> distinct;
       size_t end = first;
-      while (end < probes.size() &&
-             (distinct.count(bodies[end].second) || distinct.size() < kBodiesPerProgram))
-        distinct.insert(bodies[end++].second);
+      size_t weight = 0;
+      while (end < probes.size()) {
+        llvm::Function* body = bodies[end].second;
+        if (!distinct.count(body)) {
+          size_t w = verifier_weight(ms.bpf, body);
+          bool full = distinct.size() >= kBodiesPerProgram || weight + w > kWeightPerProgram;
+          if (full && !distinct.empty()) break;
+          distinct.insert(body);
+          weight += w;
+        }
+        ++end;
+      }
       std::string name = std::string(exit ? "syscall_exit" : "syscall_enter") +
                          (part ? "_" + std::to_string(part) : "");
       std::vector<std::pair<int64_t, llvm::Function*>> chunk(bodies.begin() + long(first),

@@ -68,6 +68,9 @@ struct ModuleState {
   // The second runs of entry bodies (emit_deferral.cpp): the index of the
   // probe whose program keeps the run, and the body that reads it back.
   std::vector<std::pair<uint32_t, llvm::Function*>> deferred_bodies;
+  // Each probe's place in a task's list of kept runs (deferral_slot), by
+  // probe index, made on first use.
+  std::vector<int> deferral_slots;
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -119,6 +122,18 @@ struct ProgramContext {
 // (emit_deferral.cpp): none unless it reads user memory in a syscall's
 // entry context whose arguments can be kept.
 ProgramContext::Deferral deferral_of(const ir::Module& m, const ir::Probe& p);
+// An estimate of the instructions the verifier walks for one call of fn
+// (emit_syscall.cpp), and what one program's bodies may weigh together:
+// half the verifier's million, for what the estimate misses.
+size_t verifier_weight(BpfModule& bpf, llvm::Function* fn, int depth = 0);
+constexpr size_t kVerifierBudget = 500000;
+
+// Where probe p (index `index`) keeps its run: its rank among the
+// probes that may wait on the same system call, or -1 when it may not
+// wait (past STAP_DEFERRED_SLOTS such probes, its read faults take
+// stap's fallback).  A place per probe, not the next free one: the exit's
+// program then finds each body's run at a fixed offset.
+int deferral_slot(ModuleState& ms, size_t index);
 // Builds p's second-run body (after its first, `name`), for the programs
 // emit_deferred_runs makes.
 void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, ProgramContext context,
