@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <list>
 
 #include "loader/attach/attach.h"
 #include "loader/session/load_errors.h"
@@ -24,10 +25,17 @@ int g_verbose = 0;
 
 int collect_libbpf_message(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG && g_verbose < 4) return 0;
-  char buf[4096];
-  int n = std::vsnprintf(buf, sizeof buf, format, args);
-  if (g_verbose >= 3) std::fputs(buf, stderr);
-  if (g_log) g_log->append(buf, n < 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
+  // The verifier's log comes as one message of any length: its end says
+  // why the program was refused ("BPF program is too large ...").
+  va_list again;
+  va_copy(again, args);
+  int n = std::vsnprintf(nullptr, 0, format, again);
+  va_end(again);
+  if (n <= 0) return n;
+  std::string text(static_cast<size_t>(n), '\0');
+  std::vsnprintf(text.data(), text.size() + 1, format, args);
+  if (g_verbose >= 3) std::fputs(text.c_str(), stderr);
+  if (g_log) g_log->append(text);
   return n;
 }
 
@@ -124,6 +132,33 @@ uint64_t ring_buffer_bytes(int64_t megabytes) {
   return size;
 }
 
+// At -vvvv, what the verifier walked for each program (its "processed N
+// insns" line): how near a program is to the million it allows.
+class VerifierStats {
+ public:
+  VerifierStats(bpf_object* obj, bool on) {
+    if (!on) return;
+    bpf_program* prog;
+    bpf_object__for_each_program(prog, obj) {
+      if (!bpf_program__autoload(prog)) continue;
+      logs_.emplace_back(bpf_program__name(prog), std::string(1 << 20, '\0'));
+      bpf_program__set_log_level(prog, 4);  // BPF_LOG_STATS
+      bpf_program__set_log_buf(prog, logs_.back().second.data(), logs_.back().second.size());
+    }
+  }
+  void print() const {
+    for (const auto& [name, log] : logs_) {
+      size_t at = log.find("processed ");
+      if (at == std::string::npos) continue;
+      std::string line = log.substr(at, log.find('\n', at) - at);
+      std::fprintf(stderr, "verifier: %s: %s\n", name.c_str(), line.c_str());
+    }
+  }
+
+ private:
+  std::list<std::pair<std::string, std::string>> logs_;  // stable buffers
+};
+
 bpf_object* load_object(std::string_view object, const ir::Module& module,
                         const LoadOptions& options, std::string& error) {
   std::string log;
@@ -150,7 +185,9 @@ bpf_object* load_object(std::string_view object, const ir::Module& module,
   UnwindTables unwind;
   unwind.prepare(obj, module, options.unwind, options.verbose);
   size_stack_glue(obj);  // filled after attach (session_run.cpp)
+  VerifierStats stats(obj, options.verbose >= 4);
   int rc = bpf_object__load(obj);
+  stats.print();
   if (rc != 0) {
     error = explain_load_failure(log, rc, obj, module, failed_probe(obj, module), options.verbose);
     bpf_object__close(obj);
