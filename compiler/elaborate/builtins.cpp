@@ -21,6 +21,11 @@ Builtin fn(const char* name, Type ret, std::vector<BuiltinParam> params, bool pu
   b.context = ctx;
   return b;
 }
+// Another name of builtin `of` (or of nothing: ""), as stap's tapsets have.
+Builtin alias(Builtin b, const char* of) {
+  b.lowers_as = of;
+  return b;
+}
 Builtin printer(const char* name, Type ret, ArgShape shape) {
   Builtin b{name, ret, {}};
   b.shape = shape;
@@ -72,6 +77,8 @@ std::vector<Builtin> make_table() {
       fn("cmdline_str", S, {}, true, K), fn("cmdline_arg", S, {{"n", L}}, true, K),
       fn("cmdline_args", S, {{"n", L}, {"m", L}, {"delim", S}}, true, K),
       fn("module_name", S, {}, true),
+      // Calling-convention selectors: nothing to do on x86-64 (registers.stp).
+      alias(fn("asmlinkage", V, {}, true), ""), alias(fn("fastcall", V, {}, true), ""),
 
       // Time.
       fn("gettimeofday_s", L, {}, true), fn("gettimeofday_ms", L, {}, true),
@@ -166,6 +173,11 @@ std::vector<Builtin> make_table() {
       fn("print_backtrace", V, {}, false, K), fn("print_ubacktrace", V, {}, false, K),
       fn("print_stack", V, {{"stk", S}}, false), fn("print_ustack", V, {{"stk", S}}, false),
       fn("sprint_stack", S, {{"stk", S}}, true), fn("sprint_ustack", S, {{"stk", S}}, true),
+      // stap's print_stack & co are these under other names (context-symbols.stp).
+      alias(fn("print_syms", V, {{"callers", S}}, false), "print_stack"),
+      alias(fn("print_usyms", V, {{"callers", S}}, false), "print_ustack"),
+      alias(fn("sprint_syms", S, {{"callers", S}}, true), "sprint_stack"),
+      alias(fn("sprint_usyms", S, {{"callers", S}}, true), "sprint_ustack"),
       fn("callers", S, {{"n", L}}, true, K), fn("ucallers", S, {{"n", L}}, true, K),
       fn("stack", L, {{"n", L}}, true, K), fn("ustack", L, {{"n", L}}, true, K),
       fn("user_mode", L, {}, true, K),

@@ -59,6 +59,12 @@ struct Builtin {
   bool listed = true;  // shown in -p2 "# functions" (a tapset function in stap)
   bool pure = false;   // no side effect: a call whose value is unused is elided
   ArgTypesHook arg_types = nullptr;  // null: from params / shape
+  // The builtin the IR knows this one as, when stap's tapsets give it a
+  // second name (print_syms is print_stack); "" when it does nothing
+  // here (asmlinkage()); null: its own name.
+  const char* lowers_as = nullptr;
+
+  std::string_view ir_name() const { return lowers_as ? lowers_as : name; }
 
   // "strlen:long (s:string)" as -p2 prints it.
   std::string signature() const;

@@ -25,8 +25,9 @@ constexpr const char* kUserProbes = "a begin, end or timer probe";
 // exit/error are operations of the IR, not calls.
 bool user_only(const Builtin& b) {
   if (b.context == BuiltinContext::user) return true;
-  return b.context == BuiltinContext::both && b.shape == ArgShape::fixed &&
-         !ir::kernel_supports_builtin(b.name);
+  std::string name(b.ir_name());
+  return b.context == BuiltinContext::both && b.shape == ArgShape::fixed && !name.empty() &&
+         !ir::kernel_supports_builtin(name);
 }
 
 // Why kernel context cannot match this =~/!~ ("" when its DFA builds).

@@ -282,7 +282,11 @@ void ExprLowerer::visit(ast::CallExpr& n) {
     result = l_.print_call(n, *b);
     return;
   }
-  std::string name = n.name;
+  std::string name(b->ir_name());
+  if (name.empty()) {  // asmlinkage(), fastcall(): no effect (kept under -u)
+    result = l_.num(0);
+    return;
+  }
   if (ir::Node* k = l_.context_builtin(n)) {
     result = k;
     return;
