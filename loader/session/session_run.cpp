@@ -670,8 +670,8 @@ void Session::report_deferred_runs(const stap_globals_header& h) {
                  "memory\n", static_cast<unsigned long long>(h.deferred_runs));
   if (h.deferred_failed > 0)
     warn(std::to_string(h.deferred_failed) + " user memory reads faulted at a system call's entry "
-         "and could not wait for its exit (the body had already printed or stored, or the task "
-         "had more than " + std::to_string(STAP_DEFERRED_SLOTS) + " runs waiting, or exec had "
+         "and could not wait for its exit (the body had already printed or stored, or the call "
+         "has more than " + std::to_string(STAP_DEFERRED_SLOTS) + " such probes, or exec had "
          "replaced its memory): they took stap's fallback (its error, the default, or 0)");
 }
 

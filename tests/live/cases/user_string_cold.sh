@@ -27,3 +27,8 @@ run -e 'global cold, paths
 echo "== printed first: the fallback, counted"
 run -e 'probe syscall.openat { if (pid() == target()) { printf("> "); println(user_string($filename, "<unread>")) } }' \
   -c "$LIVE/cold_paths $CASE_TMP 2" | grep -v "/ld.so.cache\|libc.so\|cold_names"
+echo "== three probes on one call: each waits in a place of its own, run in order"
+run -e 'probe syscall.openat { if (pid() == target()) println("A ", filename) }
+        probe kernel.trace("syscalls:sys_enter_openat") { if (pid() == target()) printf("B %s\n", user_string($filename)) }
+        probe syscall.openat { if (pid() == target()) println("C ", filename) }' \
+  -c "$LIVE/cold_paths $CASE_TMP 2" | grep -v "/ld.so.cache\|libc.so\|cold_names"
