@@ -41,7 +41,6 @@ namespace {
 // x86_64 execve and execveat: once they succeed, the memory the kept
 // arguments point into is gone.
 constexpr int64_t kNrExecve = 59, kNrExecveat = 322;
-constexpr size_t kBodiesPerProgram = 200;  // as emit_syscall_dispatchers
 // x86_64 user addresses: from mmap_min_addr's default (64 KiB) to the
 // end of a 47-bit address space (a 5-level-paging task may map above it
 // only when it asks for such an address).
@@ -134,13 +133,10 @@ void emit_deferred_body(ModuleState& ms, const ir::Probe& p, size_t index, Progr
 
 bool emit_deferred_runs(ModuleState& ms, std::string& error) {
   const auto& all = ms.deferred_bodies;
+  std::vector<Function*> fns;
+  for (const auto& b : all) fns.push_back(b.second);
   for (size_t first = 0, end = 0, part = 0; first < all.size(); first = end, ++part) {
-    size_t weight = 0;
-    for (end = first; end < all.size() && end - first < kBodiesPerProgram; ++end) {
-      size_t w = verifier_weight(ms.bpf, all[end].second);
-      if (end > first && weight + w > kVerifierBudget) break;
-      weight += w;
-    }
+    end = program_end(ms, fns, first);
     std::string name = std::string(STAP_DEFERRED_PROG) + (part ? "_" + std::to_string(part) : "");
     std::vector<std::pair<uint32_t, Function*>> chunk(all.begin() + long(first),
                                                       all.begin() + long(end));

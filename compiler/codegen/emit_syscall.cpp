@@ -140,11 +140,19 @@ bool emit_syscall_body(ModuleState& ms, ir::Probe& p, const ir::SyscallSpec& sc,
   });
 }
 
-size_t verifier_weight(BpfModule& bpf, llvm::Function* fn, int depth) {
-  // Calibrated on Linux 6.18 (-vvvv prints what the verifier walked): a
-  // bpf_loop callback (the text escapes of user_string_quoted & co) is
-  // walked several times at each call; a loop's body once per turn.
+namespace {
+
+// An estimate of the instructions the verifier walks for one call of fn:
+// its instructions and, at each call, the callee's (a static subprogram
+// is walked once per call site; runtime functions are weighed from the
+// runtime's bitcode, linked only later).  Calibrated on Linux 6.18
+// (-vvvv prints what the verifier walked): a loop's body is walked once
+// per turn, a bpf_loop callback (the text escapes of user_string_quoted
+// & co) several times at each call.
+size_t verifier_weight(ModuleState& ms, llvm::Function* fn) {
   constexpr size_t kLoopTurns = 16, kCallbackTurns = 8;
+  auto [at, fresh] = ms.verifier_weights.try_emplace(fn, 0);
+  if (!fresh) return at->second;  // (BPF code has no recursion)
   llvm::DominatorTree tree(*fn);
   llvm::LoopInfo loops(tree);
   size_t n = 0;
@@ -153,18 +161,38 @@ size_t verifier_weight(BpfModule& bpf, llvm::Function* fn, int depth) {
     for (unsigned d = loops.getLoopDepth(&bb); d > 0 && turns < 1000; --d) turns *= kLoopTurns;
     for (llvm::Instruction& i : bb) {
       size_t w = 1;
-      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i); call && depth < 8) {
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&i)) {
         llvm::Function* f = call->getCalledFunction();
-        if (f && f->isDeclaration()) f = bpf.runtime_function(f->getName());
-        if (f) w += verifier_weight(bpf, f, depth + 1);
+        if (f && f->isDeclaration()) f = ms.bpf.runtime_function(f->getName());
+        if (f) w += verifier_weight(ms, f);
         for (llvm::Value* arg : call->args())
           if (auto* cb = llvm::dyn_cast<llvm::Function>(arg))
-            w += kCallbackTurns * verifier_weight(bpf, cb, depth + 1);
+            w += kCallbackTurns * verifier_weight(ms, cb);
       }
       n += w * turns;
     }
   }
-  return n;
+  return ms.verifier_weights[fn] = n;
+}
+
+}  // namespace
+
+size_t program_end(ModuleState& ms, const std::vector<llvm::Function*>& bodies, size_t first) {
+  constexpr size_t kBodiesPerProgram = 200;
+  // The first 200 bodies of syscall.* with argstr walked past the million
+  // on 6.18; the estimate misses some, hence half of it.
+  constexpr size_t kVerifierBudget = 500000;
+  std::set<llvm::Function*> distinct;
+  size_t weight = 0, end = first;
+  for (; end < bodies.size(); ++end) {
+    if (distinct.count(bodies[end])) continue;  // shared: called again, walked again
+    size_t w = verifier_weight(ms, bodies[end]);
+    bool full = distinct.size() >= kBodiesPerProgram || weight + w > kVerifierBudget;
+    if (full && !distinct.empty()) break;
+    distinct.insert(bodies[end]);
+    weight += w;
+  }
+  return end;
 }
 
 // Every syscall probe of a direction then names that direction's
@@ -180,32 +208,15 @@ bool emit_syscall_dispatchers(ModuleState& ms, std::string& error) {
       bodies.emplace_back(sc->nr, body);
       probes.push_back(&p);
     }
-    // The verifier takes at most 256 functions per program (BPF_MAX_SUBPROGS,
-    // runtime helpers included), and syscall.* has ~360 bodies: past
-    // kBodiesPerProgram distinct bodies, or kWeightPerProgram of them, the
-    // next dispatcher starts.  Each
-    // attaches to the same raw tracepoint, in order.  (Inlining the bodies
-    // instead makes one function too long for 16-bit jump offsets.)
-    constexpr size_t kBodiesPerProgram = 200;
-    // And past kVerifierBudget of verifier_weight: the first 200 bodies of
-    // syscall.* with argstr walked past the verifier's million on 6.18.
-    constexpr size_t kWeightPerProgram = kVerifierBudget;
+    // Past what one program can hold (program_end) the next dispatcher
+    // starts; each attaches to the same raw tracepoint, in order.
+    // (Inlining the bodies instead makes one function too long for 16-bit
+    // jump offsets.)
+    std::vector<llvm::Function*> fns;
+    for (const auto& b : bodies) fns.push_back(b.second);
     size_t first = 0;
     for (int part = 0; first < probes.size(); ++part) {
-      std::set<llvm::Function*> distinct;
-      size_t end = first;
-      size_t weight = 0;
-      while (end < probes.size()) {
-        llvm::Function* body = bodies[end].second;
-        if (!distinct.count(body)) {
-          size_t w = verifier_weight(ms.bpf, body);
-          bool full = distinct.size() >= kBodiesPerProgram || weight + w > kWeightPerProgram;
-          if (full && !distinct.empty()) break;
-          distinct.insert(body);
-          weight += w;
-        }
-        ++end;
-      }
+      size_t end = program_end(ms, fns, first);
       std::string name = std::string(exit ? "syscall_exit" : "syscall_enter") +
                          (part ? "_" + std::to_string(part) : "");
       std::vector<std::pair<int64_t, llvm::Function*>> chunk(bodies.begin() + long(first),

@@ -71,6 +71,8 @@ struct ModuleState {
   // Each probe's place in a task's list of kept runs (deferral_slot), by
   // probe index, made on first use.
   std::vector<int> deferral_slots;
+  // verifier_weight of each function asked about (emit_syscall.cpp).
+  std::map<const llvm::Function*, size_t> verifier_weights;
 
   // Offset in .rodata of `s`, NUL padded to `size` bytes (at least
   // MAXSTRINGLEN for a string value, so it can be read like any other).
@@ -122,11 +124,12 @@ struct ProgramContext {
 // (emit_deferral.cpp): none unless it reads user memory in a syscall's
 // entry context whose arguments can be kept.
 ProgramContext::Deferral deferral_of(const ir::Module& m, const ir::Probe& p);
-// An estimate of the instructions the verifier walks for one call of fn
-// (emit_syscall.cpp), and what one program's bodies may weigh together:
-// half the verifier's million, for what the estimate misses.
-size_t verifier_weight(BpfModule& bpf, llvm::Function* fn, int depth = 0);
-constexpr size_t kVerifierBudget = 500000;
+// Where a program that calls bodies[first..] as subprograms (the syscall
+// dispatchers, the deferred runs) ends (emit_syscall.cpp): past 200
+// distinct bodies (the verifier takes 256 functions per program, the
+// runtime's included), or past half the verifier's million instructions
+// by verifier_weight, an estimate from the IR.
+size_t program_end(ModuleState& ms, const std::vector<llvm::Function*>& bodies, size_t first);
 
 // Where probe p (index `index`) keeps its run: its rank among the
 // probes that may wait on the same system call, or -1 when it may not
