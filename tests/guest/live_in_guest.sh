@@ -32,6 +32,8 @@ cases=(
   process_begin_end process_path process_threads process_exit_race uprobe_marks uprobe_dwarf_return ustack_cfi_uprobe
   kfunc_dwarf_missing kfunc_dwarf_module perf_process netfilter_missing
   watchpoint_user watchpoint_kernel process_callee
+  tapset_vm_kfunc tapset_signal_more_kfunc tapset_socket_kfunc tapset_udp_kfunc
+  tapset_netdev_more_kfunc tapset_tty_kfunc
 )
 newer_kernel_cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_target_vars kfunc_return_vars

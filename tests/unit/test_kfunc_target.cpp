@@ -12,6 +12,7 @@
 #include "driver/frontend.h"
 #include "ir/print.h"
 #include "kernel/kernel_btf.h"
+#include "lower/kinds/kfunc.h"
 #include "lower/lower.h"
 #include "lower_fixture.h"
 
@@ -55,6 +56,38 @@ TEST_CASE("kfunc target: a parameter is fn_arg by index, size and sign", "[kfunc
   CHECK(arg->a == 2);  // vfs_read(file, buf, count, pos)
   CHECK(arg->b == 8);
   CHECK(arg->c == 0);  // size_t
+}
+
+TEST_CASE("kfunc target: a struct passed by value takes two registers", "[kfunc_target]") {
+  // tcp_setsockopt(sk, level, optname, sockptr_t optval, optlen): sockptr_t
+  // (a pointer and a bool, 16 bytes) takes r8 and r9's places.
+  std::optional<kernel::Function> fn = btf().function("tcp_setsockopt");
+  REQUIRE(fn);
+  REQUIRE(fn->params.size() == 5);
+  CHECK(lower::argument_registers(*fn) == std::vector<int>{0, 1, 2, 3, 5});
+  CHECK(lower::trampoline_slots(*fn) == 6);
+  Lowered l = lower("probe kernel.function(\"tcp_setsockopt\").return { println($optlen, $return) }");
+  INFO(l.messages);
+  REQUIRE(l.ok);
+  const ir::Node* arg = nullptr;
+  for (const ir::Probe& p : l.module.probes)
+    if (!arg) arg = find_op(p.body, ir::Op::fn_arg);
+  REQUIRE(arg);
+  CHECK(arg->a == 5);
+  for (const ir::Probe& p : l.module.probes) CHECK(p.as<ir::KfuncSpec>()->arg_count == 6);
+  // A struct too large for registers goes to the stack, and the trampoline
+  // refuses the function.
+  kernel::Function big = *fn;
+  big.params[3].type = *btf().find_type("struct task_struct");
+  CHECK(lower::argument_registers(big) == std::vector<int>{0, 1, 2, -1, 3});
+  CHECK(lower::trampoline_slots(big) == -1);
+  // A two-register struct that finds one register free goes to the stack;
+  // the parameter after it still takes that register.
+  kernel::Function late = *fn;
+  late.params = {fn->params[0], fn->params[1], fn->params[2], fn->params[0], fn->params[1],
+                 fn->params[3], fn->params[4]};
+  CHECK(lower::argument_registers(late) == std::vector<int>{0, 1, 2, 3, 4, -1, 5});
+  CHECK(lower::trampoline_slots(late) == 8);
 }
 
 TEST_CASE("kfunc target: ->f->g reads each pointer once at the summed offset", "[kfunc_target]") {

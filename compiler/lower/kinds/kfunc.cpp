@@ -57,7 +57,7 @@ void KfuncLowering::lower(const DerivedProbe& dp) {
       spec.functions = {f.name};
       spec.module = f.module;
       std::optional<kernel::Function> fn = btf_function(l_, f.name, f.module);
-      spec.arg_count = fn ? static_cast<int64_t>(fn->params.size()) : -1;
+      spec.arg_count = fn ? trampoline_slots(*fn) : -1;
       lower_one(dp, kernel_probe(std::move(spec), kernel_function_point(*dp.point, f)));
     }
     return;
@@ -71,7 +71,7 @@ void KfuncLowering::lower(const DerivedProbe& dp) {
     if (names.size() == 1) {
       pp = kernel_function_point(*dp.point, {module, names[0]});
       std::optional<kernel::Function> fn = btf_function(l_, names[0], module);
-      spec.arg_count = fn ? static_cast<int64_t>(fn->params.size()) : -1;
+      spec.arg_count = fn ? trampoline_slots(*fn) : -1;
     } else {
       // pp() is built at run time (kfunc_builtin); this names the group.
       pp = dp.point->to_string();

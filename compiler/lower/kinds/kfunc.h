@@ -31,6 +31,13 @@ class KfuncLowering : public KindLowering {
 std::optional<kernel::Function> btf_function(Lowerer& l, const std::string& name,
                                              const std::string& module);
 
+// The first argument register (0..5) of each of fn's parameters, -1 for
+// one passed on the stack; and the number of the BPF trampoline's u64
+// argument slots, where its return value follows (-1: no trampoline can
+// attach to fn).  kfunc_vars.cpp.
+std::vector<int> argument_registers(const kernel::Function& fn);
+int64_t trampoline_slots(const kernel::Function& fn);
+
 // A body over BTF: $param, $return, $$parms ... of the one function the
 // probe is on (none for a probe over many functions, or a function
 // without BTF).

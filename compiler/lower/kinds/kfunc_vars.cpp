@@ -32,7 +32,52 @@ std::set<std::string> param_names(const kernel::Function& fn) {
   return out;
 }
 
+// How many registers (u64 slots) a parameter takes: one for a scalar or
+// pointer, one or two for a struct or union of up to 16 bytes passed by
+// value (tcp_setsockopt's sockptr_t), none (the stack) for a larger one.
+int registers_of(const kernel::Param& p) {
+  TType t = TType::of(p.type);
+  TypeKind k = types::kind(t);
+  if (k != TypeKind::struct_ && k != TypeKind::union_) return 1;
+  uint32_t size = types::size(t);
+  return size <= 8 ? 1 : size <= 16 ? 2 : 0;
+}
+
+constexpr int kArgumentRegisters = 6;
+
 }  // namespace
+
+// x86-64's C convention: each parameter takes the next free argument
+// registers; one that takes two and finds only one free, or a struct too
+// large for registers, goes to the stack, and the parameters after it
+// still take the registers left.
+std::vector<int> argument_registers(const kernel::Function& fn) {
+  std::vector<int> out;
+  int next = 0;
+  for (const kernel::Param& p : fn.params) {
+    int n = registers_of(p);
+    if (n == 0 || next + n > kArgumentRegisters) {
+      out.push_back(-1);
+      continue;
+    }
+    out.push_back(next);
+    next += n;
+  }
+  return out;
+}
+
+// The BPF trampoline's context holds one u64 slot per register a
+// parameter takes, then the return value; it refuses a function with a
+// parameter larger than 16 bytes (-1 here: kprobes only).
+int64_t trampoline_slots(const kernel::Function& fn) {
+  int64_t slots = 0;
+  for (const kernel::Param& p : fn.params) {
+    int n = registers_of(p);
+    if (n == 0) return -1;
+    slots += n;
+  }
+  return slots;
+}
 
 // The register a $name starts from: a parameter or the return value.
 bool KfuncBody::base(const ast::TargetSymbol& n, Place& p, bool quiet) {
@@ -64,13 +109,15 @@ bool KfuncBody::base(const ast::TargetSymbol& n, Place& p, bool quiet) {
     p = Place{ret, v};
     return true;
   }
+  std::vector<int> registers = argument_registers(*fn);
   for (size_t i = 0; i < fn->params.size(); ++i) {
     const kernel::Param& param = fn->params[i];
     if (param.name != name) continue;
-    if (i >= 6)
+    if (registers[i] < 0)
       return fail("parameter '" + name + "' of " + function_text(*fn) + " is argument " +
                   std::to_string(i + 1) +
-                  "; only the first 6 arguments (those passed in registers) can be read");
+                  ", passed on the stack; only arguments passed in the 6 argument registers "
+                  "can be read");
     TType type = TType::of(param.type);
     uint32_t size = register_size(type);
     if (!size)
@@ -78,7 +125,7 @@ bool KfuncBody::base(const ast::TargetSymbol& n, Place& p, bool quiet) {
                   type_text(type) +
                   " passed by value, which cannot be read from the argument registers");
     ir::Node* v = l_.make(ir::Op::fn_arg, ir::Type::long_);
-    v->a = static_cast<int64_t>(i);
+    v->a = registers[i];
     v->b = size;
     v->c = value_signed(type);
     p = Place{type, v};

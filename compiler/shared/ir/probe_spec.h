@@ -90,8 +90,9 @@ struct SyscallSpec {
 // kprobe.function): `functions` in `module` ("" = vmlinux).  The runtime
 // picks the mechanism (compiler/kernel/kfunc_support.h): fentry/fexit for
 // one function, kprobe.multi for many, kprobe/kretprobe where those are
-// missing.  arg_count comes from BTF (-1: no BTF for it, so only kprobes
-// attach).  Sites placed from kernel DWARF (f@file.c:N, .statement) have
+// missing.  arg_count is the trampoline's argument slots, from BTF (-1: no
+// BTF for it, or a parameter no trampoline takes, so only kprobes attach);
+// a struct passed by value in two registers takes two slots.  Sites placed from kernel DWARF (f@file.c:N, .statement) have
 // an offset in their function per site, and their point per site (pp()).
 struct KfuncSpec {
   std::vector<std::string> functions;
