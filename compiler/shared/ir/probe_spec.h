@@ -92,8 +92,9 @@ struct SyscallSpec {
 // one function, kprobe.multi for many, kprobe/kretprobe where those are
 // missing.  arg_count is the trampoline's argument slots, from BTF (-1: no
 // BTF for it, or a parameter no trampoline takes, so only kprobes attach);
-// a struct passed by value in two registers takes two slots.  Sites placed from kernel DWARF (f@file.c:N, .statement) have
-// an offset in their function per site, and their point per site (pp()).
+// a struct passed by value in two registers takes two slots.  Sites
+// placed from kernel DWARF (f@file.c:N, .statement) have an offset in
+// their function per site, and their point per site (pp()).
 struct KfuncSpec {
   std::vector<std::string> functions;
   std::string module;
