@@ -98,6 +98,9 @@ enum stap_record_kind {
    * STAP_STACK_TEXT, the process id (8 bytes) then a string of addresses
    * (maxstringlen bytes).  The runtime prints the symbolized frames. */
   STAP_REC_STACK = 8,
+  /* system(cmd): payload as STAP_REC_WARN; the runtime starts `sh -c cmd`
+   * in the background (loader/session/system_command.h). */
+  STAP_REC_SYSTEM = 9,
 };
 #define STAP_STACK_USER 1u /* user addresses (of the record's process) */
 #define STAP_STACK_TEXT 2u /* a string of addresses, not a code */

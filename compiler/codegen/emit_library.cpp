@@ -207,7 +207,7 @@ Value* ProgramEmitter::ctime_value(const ir::Node* n) {
   return out;
 }
 
-// A record whose payload is one string (warn, log): a string slot as a
+// A record whose payload is one string (warn, log, system): a string slot as a
 // printf argument's, coded when it is a name the runtime makes.
 void ProgramEmitter::message_record(uint32_t kind, Value* msg, PrintfCoded how) {
   BasicBlock* done = nullptr;
@@ -272,9 +272,10 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, runtime_pid)));
   // No cycle counter instruction in BPF: the monotonic clock in ns stands in.
   if (name == "get_cycles") return helper(kKtimeGetNs, m_.i64, {});
-  if (name == "warn" || name == "log") {
+  if (name == "warn" || name == "log" || name == "system") {
     PrintfCoded how = printf_coding(n->kids.at(0));
-    message_record(name == "warn" ? STAP_REC_WARN : STAP_REC_LOG, coded_value(n->kids.at(0), how), how);
+    uint32_t kind = name == "warn" ? STAP_REC_WARN : name == "log" ? STAP_REC_LOG : STAP_REC_SYSTEM;
+    message_record(kind, coded_value(n->kids.at(0), how), how);
     return nullptr;
   }
   if (name == "abort") {

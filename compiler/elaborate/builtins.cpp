@@ -53,6 +53,7 @@ std::vector<Builtin> make_table() {
       // Control.
       fn("log", V, {{"msg", S}}, false),
       fn("warn", V, {{"msg", S}}, false),
+      fn("system", V, {{"cmd", S}}, false),
       fn("error", V, {{"msg", S}}, false),
       fn("exit", V, {}, false),
       fn("abort", V, {}, false),

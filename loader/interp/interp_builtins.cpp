@@ -68,6 +68,12 @@ Value b_warn(Impl& in, Args& a, const Node&) {
   return num(0);
 }
 
+Value b_system(Impl& in, Args& a, const Node&) {
+  if (in.host.system) in.host.system(a[0].str);
+  else std::fprintf(stderr, "WARNING: system(\"%s\") not run: no session\n", a[0].str.c_str());
+  return num(0);
+}
+
 Value b_error(Impl& in, Args& a, const Node& n) { in.raise(in.cut(a[0].str), n); }
 
 Value b_exit(Impl& in, Args&, const Node&) {
@@ -433,7 +439,8 @@ struct Entry {
 
 const std::unordered_map<std::string_view, Entry>& table() {
   static const std::unordered_map<std::string_view, Entry> t = {
-      {"log", {b_log, 1, 1}}, {"warn", {b_warn, 1, 1}}, {"error", {b_error, 1, 1}},
+      {"log", {b_log, 1, 1}}, {"warn", {b_warn, 1, 1}}, {"system", {b_system, 1, 1}},
+      {"error", {b_error, 1, 1}},
       {"exit", {b_exit, 0, 0}}, {"abort", {b_abort, 0, 0}}, {"assert", {b_assert, 1, 2}},
       {"pid", {b_pid, 0, 0}}, {"tid", {b_tid, 0, 0}}, {"ppid", {b_ppid, 0, 0}},
       {"uid", {b_uid, 0, 0}}, {"euid", {b_euid, 0, 0}}, {"gid", {b_gid, 0, 0}},

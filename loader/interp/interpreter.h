@@ -28,6 +28,8 @@ struct InterpreterHost {
   std::function<void()> request_abort;
   // warn(msg); when unset, "WARNING: msg" goes to stderr.
   std::function<void(const std::string&)> warn;
+  // system(cmd): starts the command in the background.
+  std::function<void(const std::string&)> system;
   std::string module_name = "stap";           // module_name(): -m NAME or the default
 };
 

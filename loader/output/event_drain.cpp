@@ -148,10 +148,12 @@ DecodedRecord RecordDecoder::decode(const void* data, size_t size) const {
     case STAP_REC_ERROR: return decode_error(header.id, payload, n);
     case STAP_REC_PRINT_HIST: return decode_hist(header.id, payload, n);
     case STAP_REC_WARN:
-    case STAP_REC_LOG: {
+    case STAP_REC_LOG:
+    case STAP_REC_SYSTEM: {
       std::string message;
       Reader(payload, n).printf_string_slot(n, message);
       if (header.kind == STAP_REC_LOG) return DecodedRecord{DecodedRecord::Kind::print, message + "\n"};
+      if (header.kind == STAP_REC_SYSTEM) return DecodedRecord{DecodedRecord::Kind::system, std::move(message)};
       return DecodedRecord{DecodedRecord::Kind::warn, std::move(message)};
     }
     case STAP_REC_ABORT: return DecodedRecord{DecodedRecord::Kind::abort, {}};

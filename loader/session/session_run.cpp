@@ -38,6 +38,7 @@
 #include "loader/attach/procfs_files.h"
 #include "loader/session/object_file.h"
 #include "loader/session/running_tasks.h"
+#include "loader/session/system_command.h"
 #include "loader/session/session_load.h"
 #include "loader/symbols/stack_glue.h"
 #include "loader/symbols/stack_symbols.h"
@@ -97,6 +98,7 @@ class Session {
   void report_error(const std::string& message);
   void report_output_error(const std::string& message);
   void warn(const std::string& message);
+  void run_command(const std::string& command);  // system()
   void report_deferred_runs(const stap_globals_header& h);
   int finish();
   int64_t total_errors() const;
@@ -318,6 +320,7 @@ bool Session::init_globals() {
   host.request_exit = [this] { request_stop(Stop::exit); };
   host.request_abort = [this] { request_stop(Stop::abort); };
   host.warn = [this](const std::string& message) { warn(message); };
+  host.system = [this](const std::string& command) { run_command(command); };
   if (!options_.module_name.empty()) host.module_name = options_.module_name;
   interpreter_ = std::make_unique<Interpreter>(module_, *store_, host);
   if (module_.timing) timing_ = std::make_unique<ProbeTiming>(module_);
@@ -604,6 +607,7 @@ int Session::on_record(void* ctx, void* data, size_t size) {
       break;
     case DecodedRecord::Kind::malformed: s.warn("unreadable event record: " + r.text); break;
     case DecodedRecord::Kind::warn: s.warn(r.text); break;
+    case DecodedRecord::Kind::system: s.run_command(r.text); break;
     case DecodedRecord::Kind::abort:
       s.request_stop(Stop::abort);
       s.close_to_kernel();
@@ -645,6 +649,14 @@ void Session::report_output_error(const std::string& message) {
 
 // As staprun: -w silences warnings; without -v each distinct warning is
 // said once (up to a bound on what is remembered).
+void Session::run_command(const std::string& command) {
+  // What the script printed before system() is out before the command's.
+  sink_->flush();
+  std::fflush(stdout);
+  std::string error;
+  if (!run_system_command(command, error)) warn("system(\"" + command + "\"): " + error);
+}
+
 void Session::warn(const std::string& message) {
   if (options_.suppress_warnings) return;
   if (options_.verbose == 0) {
