@@ -42,6 +42,7 @@
 #define STAP_STATE_RUNNING 1
 #define STAP_STATE_STOPPING 2
 
+#define STAP_TZ_NAME_LEN 64
 struct stap_globals_header {
   __u64 state;
   __u64 lost_records;      /* ring-buffer reservations that failed */
@@ -56,7 +57,11 @@ struct stap_globals_header {
                               (a user read faulted: STAP_DEFERRED_MAP) */
   __u64 deferred_failed;   /* user reads that faulted where no such run
                               could be kept (the fallback was taken) */
-  __u64 reserved[5];       /* header is 128 bytes; scalars follow */
+  /* tz_gmtoff(), tz_name(): the local time zone when the session
+   * started, as staprun passes it (seconds west of UTC, and its name) */
+  __s64 tz_gmtoff;
+  char tz_name[STAP_TZ_NAME_LEN];
+  __u64 reserved[4];       /* header is 192 bytes; scalars follow */
 };
 
 /* A statistic's value: per CPU in the kernel, merged by the runtime.

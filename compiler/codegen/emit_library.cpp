@@ -270,6 +270,14 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
   if (name == "ctime") return ctime_value(n);
   if (name == "stp_pid")
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, runtime_pid)));
+  if (name == "tz_gmtoff")
+    return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, tz_gmtoff)));
+  if (name == "tz_name") {
+    Value* out = string_temp();
+    copy_string(out, header_field(offsetof(stap_globals_header, tz_name)),
+                std::min<int64_t>(ms_.maxlen, STAP_TZ_NAME_LEN));
+    return out;
+  }
   // No cycle counter instruction in BPF: the monotonic clock in ns stands in.
   if (name == "get_cycles") return helper(kKtimeGetNs, m_.i64, {});
   if (name == "warn" || name == "log" || name == "system") {

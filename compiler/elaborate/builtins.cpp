@@ -90,6 +90,7 @@ std::vector<Builtin> make_table() {
       fn("cpu_clock_ns", L, {{"cpu", L}}, true), fn("cpu_clock_us", L, {{"cpu", L}}, true),
       fn("cpu_clock_ms", L, {{"cpu", L}}, true), fn("cpu_clock_s", L, {{"cpu", L}}, true),
       fn("ctime", S, {}, true), fn("ctime", S, {{"epochsecs", L}}, true),
+      fn("tz_gmtoff", L, {}, true), fn("tz_name", S, {}, true),
 
       // Memory.
       fn("kernel_string", S, {{"addr", L}}, true, K),

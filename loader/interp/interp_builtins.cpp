@@ -214,6 +214,12 @@ Value b_get_cycles(Impl&, Args&, const Node&) {
 
 // "Wed Jun 30 21:49:08 1993", UTC, as stap's ctime; stap refuses times a
 // 32-bit time_t cannot hold.
+Value b_tz_gmtoff(Impl& in, Args&, const Node&) { return num(in.store.header().tz_gmtoff); }
+Value b_tz_name(Impl& in, Args&, const Node&) {
+  const stap_globals_header& h = in.store.header();
+  return str(in.cut(std::string(h.tz_name, strnlen(h.tz_name, sizeof h.tz_name))));
+}
+
 Value b_ctime(Impl& in, Args& a, const Node& n) {
   int64_t secs = a.empty() ? clock_ns(CLOCK_REALTIME) / 1000000000 : a[0].num;
   if (secs > 2147483647LL) in.raise("Time too far in the future to be converted", n);
@@ -457,7 +463,8 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"local_clock_ms", {b_mono_ms, 0, 0}}, {"local_clock_s", {b_mono_s, 0, 0}},
       {"cpu_clock_ns", {b_mono_ns, 1, 1}}, {"cpu_clock_us", {b_mono_us, 1, 1}},
       {"cpu_clock_ms", {b_mono_ms, 1, 1}}, {"cpu_clock_s", {b_mono_s, 1, 1}},
-      {"ctime", {b_ctime, 0, 1}},
+      {"ctime", {b_ctime, 0, 1}}, {"tz_gmtoff", {b_tz_gmtoff, 0, 0}},
+      {"tz_name", {b_tz_name, 0, 0}},
       {"strlen", {b_strlen, 1, 1}}, {"substr", {b_substr, 3, 3}},
       {"isinstr", {b_isinstr, 2, 2}}, {"strpos", {b_strpos, 2, 2}},
       {"str_replace", {b_str_replace, 3, 3}}, {"stringat", {b_stringat, 2, 2}},

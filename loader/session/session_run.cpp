@@ -65,6 +65,16 @@ int64_t clock_ns(clockid_t clock) {
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// tz_gmtoff() and tz_name(), fixed at the start as staprun sends them:
+// from localtime() now, so daylight saving time is in the offset.
+void set_time_zone(stap_globals_header& h) {
+  time_t now = time(nullptr);
+  tm local{};
+  localtime_r(&now, &local);
+  h.tz_gmtoff = -local.tm_gmtoff;
+  std::snprintf(h.tz_name, sizeof h.tz_name, "%s", local.tm_zone ? local.tm_zone : "");
+}
+
 class Session {
  public:
   explicit Session(const RunOptions& options) : options_(options) {}
@@ -311,6 +321,7 @@ bool Session::init_globals() {
   // bpf_ktime_get_ns() is CLOCK_MONOTONIC; gettimeofday_*() add this.
   h.realtime_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
   h.runtime_pid = getpid();
+  set_time_zone(h);
   __atomic_store_n(&h.state, STAP_STATE_STARTING, __ATOMIC_SEQ_CST);
 
   InterpreterHost host;

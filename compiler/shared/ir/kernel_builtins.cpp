@@ -30,7 +30,7 @@ const std::vector<std::string_view>& kernel_builtins() {
       "user_buffer_quoted_error", "kernel_buffer_quoted", "kernel_buffer_quoted_error",
       // tables and the rest of the library (emit_library.cpp)
       "errno_str", "syscall_name", "usrdev2kerndev", "stp_pid", "get_cycles", "probefunc",
-      "strpos", "isinstr", "str_replace", "strtol", "tokenize", "ctime",
+      "strpos", "isinstr", "str_replace", "strtol", "tokenize", "ctime", "tz_gmtoff", "tz_name",
       // stacks (emit_stack.cpp): printed by the runtime from a record
       "print_stack", "print_ustack",
       // kernel symbols (emit_stack_text.cpp: the kernel's kallsyms names them)

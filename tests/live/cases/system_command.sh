@@ -19,7 +19,8 @@ probe syscall.getpid {
 }' -c "$LIVE/getpid_loop 3" > "$out"
 echo "stap exit $?"
 for _ in $(seq 100); do
-  [ "$(grep -c command "$out")" -ge 2 ] && break
+  # The last line each command prints.
+  grep -q '^fd 3' "$out" && grep -q '^kernel command' "$out" && break
   sleep 0.2
 done
 # The script's line comes before its command's; the two commands race.
