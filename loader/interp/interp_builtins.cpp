@@ -212,14 +212,15 @@ Value b_get_cycles(Impl&, Args&, const Node&) {
   return num(static_cast<int64_t>((static_cast<uint64_t>(hi) << 32) | lo));
 }
 
-// "Wed Jun 30 21:49:08 1993", UTC, as stap's ctime; stap refuses times a
-// 32-bit time_t cannot hold.
+// The zone the session started in (session_run.cpp fills the header).
 Value b_tz_gmtoff(Impl& in, Args&, const Node&) { return num(in.store.header().tz_gmtoff); }
 Value b_tz_name(Impl& in, Args&, const Node&) {
   const stap_globals_header& h = in.store.header();
   return str(in.cut(std::string(h.tz_name, strnlen(h.tz_name, sizeof h.tz_name))));
 }
 
+// "Wed Jun 30 21:49:08 1993", UTC, as stap's ctime; stap refuses times a
+// 32-bit time_t cannot hold.
 Value b_ctime(Impl& in, Args& a, const Node& n) {
   int64_t secs = a.empty() ? clock_ns(CLOCK_REALTIME) / 1000000000 : a[0].num;
   if (secs > 2147483647LL) in.raise("Time too far in the future to be converted", n);

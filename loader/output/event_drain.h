@@ -30,7 +30,8 @@ namespace stap {
 struct DecodedRecord {
   enum class Kind { print, exit, error, malformed, warn, abort, system } kind = Kind::malformed;
   std::string text;  // print: the bytes to write; error: the ERROR line's
-                     // message; warn: the WARNING's; malformed: what was wrong
+                     // message; warn: the WARNING's; system: the command
+                     // to start; malformed: what was wrong
   // A print(@hist_*(G[key])): which statistic, and its histogram (the
   // JSON output's; text holds stap's text for it).
   struct Hist {
