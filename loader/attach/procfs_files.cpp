@@ -95,26 +95,36 @@ bool ProcfsFiles::start(std::string& error) {
 // process does it for it.  It holds nothing but its end of a socket pair
 // on which the session sends each file and directory it makes ('f' or 'd',
 // the path, a NUL); when the read ends (the session is gone, however it
-// ended) it takes the directory's lock (a new session that already took
-// it keeps its files), removes those files and directories, newest first,
-// and exits (unless the session's last record says it removed them
-// itself).  Between fork and exit it only makes system calls: the
-// session has threads.  Started once the directory is locked, before any
-// FIFO exists, so there is no moment a kill leaves one behind.
+// ended) it waits until the session has wholly exited, takes the
+// directory's lock (a new session that already took it keeps its files),
+// removes those files and directories, newest first, and exits (unless the
+// session's last record says it removed them itself).  Between fork and
+// exit it only makes system calls: the session has threads.  Started once
+// the directory is locked, before any FIFO exists, so there is no moment a
+// kill leaves one behind.
 void ProcfsFiles::start_reaper() {
   int fds[2];  // a socket pair, not a pipe: a send to a dead reaper is no SIGPIPE
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return;
+  // A pidfd of the session turns readable only when its last thread has
+  // exited, after the kernel closed its descriptors (the lock among them).
+  // Neither the end of the read nor a new parent says as much: a thread
+  // killed with the others may still hold the descriptor table then.
+  int session_fd = int(syscall(SYS_pidfd_open, getpid(), 0u));
   const char* root = root_.c_str();
   pid_t session = getpid();
   pid_t pid = fork();
   if (pid == 0) {
     // Nothing of the session's stays open here (its maps and programs
     // would outlive it, a reader of its output would wait for this end):
-    // only its socket, as descriptor 3, and /dev/null.
-    if (dup2(fds[0], 3) < 0) _exit(0);
+    // only its socket as descriptor 3, its pidfd as 4, and /dev/null.
+    // (Each first above 9, so neither dup2 overwrites the other's source.)
+    int socket_fd = fcntl(fds[0], F_DUPFD, 10);
+    int pid_fd = session_fd >= 0 ? fcntl(session_fd, F_DUPFD, 10) : -1;
+    if (socket_fd < 0 || dup2(socket_fd, 3) < 0) _exit(0);
+    bool have_pidfd = pid_fd >= 0 && dup2(pid_fd, 4) == 4;
     int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < 3 && null >= 0; ++fd) dup2(null, fd);
-    syscall(SYS_close_range, 4u, ~0u, 0u);
+    syscall(SYS_close_range, have_pidfd ? 5u : 4u, ~0u, 0u);
     static char made[1 << 16];
     size_t len = 0;
     for (;;) {
@@ -124,13 +134,18 @@ void ProcfsFiles::start_reaper() {
     }
     // The session's own "x" record: it removed everything itself.
     if (len >= 2 && made[len - 2] == 'x' && (len == 2 || made[len - 3] == '\0')) _exit(0);
-    // The read ends as the dying session closes its descriptors, the lock
-    // among them perhaps only after its links (tens of ms each when the
-    // machine is busy): wait until it has exited, which is when this
-    // process is given another parent (at most a minute).
-    for (int i = 0; i < 6000 && getppid() == session; ++i) {
-      timespec tick{0, 10 * 1000 * 1000};
-      nanosleep(&tick, nullptr);
+    // The dying session closes its links before its descriptors (tens of
+    // ms each when the machine is busy): wait until it has exited (at
+    // most a minute).  Without a pidfd (kernels before 5.3), the best
+    // sign is being given another parent.
+    if (have_pidfd) {
+      pollfd exited{4, POLLIN, 0};
+      while (poll(&exited, 1, 60 * 1000) < 0 && errno == EINTR) {}
+    } else {
+      for (int i = 0; i < 6000 && getppid() == session; ++i) {
+        timespec tick{0, 10 * 1000 * 1000};
+        nanosleep(&tick, nullptr);
+      }
     }
     int dir = open(root, O_RDONLY | O_DIRECTORY);
     if (dir < 0 || flock(dir, LOCK_EX | LOCK_NB) != 0) _exit(0);
@@ -146,6 +161,7 @@ void ProcfsFiles::start_reaper() {
     _exit(0);
   }
   close(fds[0]);
+  if (session_fd >= 0) close(session_fd);
   if (pid < 0) close(fds[1]);
   else reaper_fd_ = fds[1];
 }
