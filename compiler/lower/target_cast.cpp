@@ -39,15 +39,13 @@ std::optional<TType> Lowerer::cast_type(const ast::CastExpr& n, bool quiet) {
 
 namespace {
 
-// Whether evaluating `n` reads memory (or calls out, which may): an
-// address taken through members and indexes only is arithmetic.
-bool reads_memory(const ir::Node* n) {
+// Whether evaluating `n` reads a process's memory: a user-context probe
+// has no probed process (kernel memory it reads, interp_kernel.cpp).
+bool reads_user_memory(const ir::Node* n) {
   if (!n) return false;
-  if (n->op == ir::Op::kread || n->op == ir::Op::uread || n->op == ir::Op::builtin ||
-      n->op == ir::Op::call)
-    return true;
+  if (n->op == ir::Op::uread) return true;
   for (const ir::Node* k : n->kids)
-    if (reads_memory(k)) return true;
+    if (reads_user_memory(k)) return true;
   return false;
 }
 
@@ -77,23 +75,19 @@ std::vector<ast::TargetComponent> step_leading_index(Lowerer& l, const TType& ty
 ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
   std::string token = describe_expr(n);
   bool user_probe = body_ && body_->context == ir::Context::user && !body_->in_function;
-  // &@cast(0, "T")->m and &@cast(0, "T")[1] are offsets and sizes
-  // (tapsets/sizeof.stpm, offsetof.stpm): fine anywhere, as in stap.
-  if (user_probe && !n.address_of) {
-    error(n.loc, "@cast reads kernel memory, which this probe cannot: it runs in user space "
-                 "(begin, end and timer.s/ms probes do); read it from a kernel-context probe",
-          token);
-    return num(0);
-  }
   std::optional<TType> type = cast_type(n, false);
   if (!type) return num(0);
   Place p{*type, nullptr, expr(n.operand)};
   std::vector<ast::TargetComponent> comps = step_leading_index(*this, *type, p.address, n.components);
   ir::Node* out = finish_path(*this, n, p, comps, n.address_of, n.pretty, false);
-  if (user_probe && reads_memory(out)) {
-    error(n.loc, "@cast reads kernel memory through a pointer on the way to this address, which "
-                 "this probe cannot: it runs in user space (begin, end and timer.s/ms probes do); "
-                 "read it from a kernel-context probe",
+  // &@cast(0, "T")->m and &@cast(0, "T")[1] are offsets and sizes
+  // (tapsets/sizeof.stpm, offsetof.stpm), and kernel memory is read on
+  // request (loader/interp/kernel_memory.h); a user binary's type is read
+  // from the probed process, which these probes have not.
+  if (user_probe && reads_user_memory(out)) {
+    error(n.loc, "@cast of a user-space type reads the probed process's memory, which this "
+                 "probe has not: it runs in the runtime (begin, end and timer.s/ms probes do); "
+                 "read it from a process probe",
           token);
     return num(0);
   }

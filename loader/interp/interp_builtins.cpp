@@ -3,8 +3,9 @@
 // signatures are compiler/elaborate/builtins.cpp's (context `both` or
 // `user`); the behaviour is that of stap 4.8's tapset functions, in this
 // runtime's process: pid(), execname() ... are the runtime's own, as stap's
-// begin probes see its own runtime's task.  Kernel-context builtins are not
-// here: calling one is a clear runtime error (lowering rejects them first).
+// begin probes see its own runtime's task.  Those that read kernel memory
+// are interp_kernel.cpp's; other kernel-context builtins are not here:
+// calling one is a clear runtime error (lowering rejects them first).
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -488,8 +489,12 @@ const std::unordered_map<std::string_view, Entry>& table() {
 
 Value Interpreter::Impl::builtin(const Node& n) {
   auto it = table().find(n.s);
-  if (it == table().end())
+  if (it == table().end()) {
+    Args args;
+    for (const Node* k : n.kids) args.push_back(eval(*k));
+    if (std::optional<Value> v = kernel_builtin(n, args)) return *v;
     raise(n.s + "() cannot run in a begin, end, error or timer probe (this runtime does not provide it in user context)", n);
+  }
   const Entry& entry = it->second;
   if (n.kids.size() < entry.min_args || n.kids.size() > entry.max_args)
     raise("internal error: " + n.s + "() called with " + std::to_string(n.kids.size()) + " arguments", n);

@@ -368,6 +368,8 @@ Value Interpreter::Impl::eval(const Node& n) {
     case Op::exit:
       if (host.request_exit) host.request_exit();
       return Value::of(int64_t{0});
+    case Op::kread: return Value::of(kernel_read(n));
+    case Op::uread: raise("user memory cannot be read in a begin, end, error or timer probe: it has no probed process", n);
     case Op::tp_field: case Op::tp_chars: case Op::tp_dataloc:
       raise("tracepoint fields cannot be read in a begin, end, error or timer probe", n);
     case Op::procfs_value: return Value::of(procfs_text);

@@ -3,6 +3,7 @@
 //   interpreter.cpp     statements, expressions, operators, calls, errors
 //   interp_builtins.cpp the user-context builtins, one table by name
 //   interp_foreach.cpp  foreach: sorting, limit, slices, histogram buckets
+//   interp_kernel.cpp   kernel memory reads (kernel_memory.h)
 #pragma once
 
 #include <regex.h>
@@ -108,6 +109,11 @@ struct Interpreter::Impl {
   // ---- interp_builtins.cpp
   Value builtin(const ir::Node& n);
   bool regex_match(const std::string& text, const std::string& pattern, const ir::Node& at);
+
+  // ---- interp_kernel.cpp
+  int64_t kernel_read(const ir::Node& n);  // Op::kread
+  // task_current() and the kernel_* readers; nullopt for another name.
+  std::optional<Value> kernel_builtin(const ir::Node& n, std::vector<Value>& args);
 
   const ir::Module& m;
   GlobalStore& store;

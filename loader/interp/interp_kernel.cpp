@@ -1,0 +1,137 @@
+// Kernel memory in user-context probes: @cast and typed-pointer reads
+// (Op::kread), task_current() and the kernel_* readers, through the BPF
+// program of kernel_memory.h.  Results and errors are kernel context's
+// (compiler/codegen/emit_builtins.cpp, emit_kfunc.cpp, emit_quote.cpp),
+// so a tapset function gives the same answer in begin as in a kernel probe.
+#include <cinttypes>
+#include <map>
+#include <cstdio>
+#include <cstring>
+
+#include "loader/interp/interpreter_impl.h"
+#include "loader/interp/kernel_memory.h"
+
+namespace stap {
+
+using ir::Node;
+using Impl = Interpreter::Impl;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, v);
+  return text;
+}
+
+// A request the reader could not serve at all: say why, where.
+[[noreturn]] void unavailable(Impl& in, const Node& n) {
+  in.raise("kernel memory cannot be read in a begin, end, error or timer probe here: " +
+               kernel_memory().unavailable(),
+           n);
+}
+
+// `size` bytes at `address` as a long: sign- or zero-extended.
+int64_t widen(uint64_t raw, size_t size, bool is_signed) {
+  if (size >= 8) return int64_t(raw);
+  unsigned bits = unsigned(size * 8);
+  uint64_t mask = (uint64_t{1} << bits) - 1;
+  raw &= mask;
+  if (is_signed && (raw >> (bits - 1)) & 1) raw |= ~mask;
+  return int64_t(raw);
+}
+
+// 0 or -errno; a reader that cannot run at all is an error here.
+int read_number(Impl& in, const Node& n, uint64_t address, size_t size, uint64_t& raw) {
+  raw = 0;
+  int r = kernel_memory().read(address, &raw, size);
+  if (r == -ENOSYS && !kernel_memory().unavailable().empty()) unavailable(in, n);
+  return r;
+}
+
+int read_text(Impl& in, const Node& n, uint64_t address, size_t max, std::string& out) {
+  int r = kernel_memory().read_string(address, max, out);
+  if (r == -ENOSYS && !kernel_memory().unavailable().empty()) unavailable(in, n);
+  return r;
+}
+
+struct NumberReader {
+  const char* name;
+  size_t size;
+  const char* what;  // in the fault's words
+};
+constexpr NumberReader kNumberReaders[] = {
+    {"kernel_long", 8, "long"}, {"kernel_int", 4, "int"}, {"kernel_short", 2, "short"},
+    {"kernel_char", 1, "char"}, {"kernel_pointer", 8, "pointer"},
+};
+
+}  // namespace
+
+int64_t Interpreter::Impl::kernel_read(const Node& n) {
+  uint64_t address = uint64_t(eval_long(*n.kids.at(0)));
+  size_t size = size_t(n.b);
+  if (size != 1 && size != 2 && size != 4 && size != 8)
+    raise("internal error: a kernel read of " + std::to_string(size) + " bytes", n);
+  uint64_t raw = 0;
+  if (read_number(*this, n, address, size, raw) != 0)
+    raise("read fault [man error::fault] at " + hex(address), n);
+  return widen(raw, size, n.c != 0);
+}
+
+std::optional<Value> Interpreter::Impl::kernel_builtin(const Node& n, std::vector<Value>& a) {
+  const std::string& name = n.s;
+  const size_t max = size_t(m.limits.maxstringlen) - 1;
+  // builtins.cpp's signatures; an object file is input, so a call with
+  // another count is refused rather than trusted.
+  static const std::map<std::string, std::pair<size_t, size_t>> kArgs = {
+      {"task_current", {0, 0}}, {"kernel_long", {1, 1}}, {"kernel_int", {1, 1}},
+      {"kernel_short", {1, 1}}, {"kernel_char", {1, 1}}, {"kernel_pointer", {1, 1}},
+      {"kernel_string", {1, 2}}, {"kernel_string2", {2, 2}}, {"kernel_string_n", {2, 2}},
+      {"kernel_string_quoted", {1, 1}},
+  };
+  auto arity = kArgs.find(name);
+  if (arity == kArgs.end()) return std::nullopt;
+  if (a.size() < arity->second.first || a.size() > arity->second.second)
+    raise("internal error: " + name + "() called with " + std::to_string(a.size()) + " arguments", n);
+  if (name == "task_current") {
+    // A running-tasks probe answers for another thread, whose task this
+    // process cannot name.
+    if (subject) raise("task_current() cannot name the task of a process already running", n);
+    uint64_t task = kernel_memory().current_task();
+    if (!task) unavailable(*this, n);
+    return Value::of(int64_t(task));
+  }
+  for (const NumberReader& r : kNumberReaders) {
+    if (name != r.name) continue;
+    uint64_t raw = 0;
+    uint64_t address = uint64_t(a.at(0).num);
+    if (read_number(*this, n, address, r.size, raw) != 0)
+      raise(std::string("kernel ") + r.what + " copy fault at " + hex(address) + " [man error::fault]", n);
+    // int, short and char are signed C types; long and pointer are 8 bytes.
+    return Value::of(widen(raw, r.size, true));
+  }
+  // kernel_string(a), kernel_string(a, err), kernel_string2(a, err),
+  // kernel_string_n(a, n): err replaces the fault's error.
+  if (name == "kernel_string" || name == "kernel_string2" || name == "kernel_string_n") {
+    uint64_t address = uint64_t(a.at(0).num);
+    size_t limit = max;
+    if (name == "kernel_string_n")
+      limit = a.at(1).num < 0 ? 0 : std::min(max, size_t(a.at(1).num));
+    std::string text;
+    if (read_text(*this, n, address, limit, text) == 0) return Value::of(std::move(text));
+    if (name != "kernel_string_n" && a.size() > 1) return Value::of(a[1].str);
+    raise("kernel string copy fault at " + hex(address) + " [man error::fault]", n);
+  }
+  // kernel_string_quoted(a): the quoted text, "0x<a>" for 0 or a fault.
+  if (name == "kernel_string_quoted") {
+    uint64_t address = uint64_t(a.at(0).num);
+    std::string text;
+    // One byte past what fits, so a longer string ends in `"...`.
+    if (address == 0 || read_text(*this, n, address, max + 1, text) != 0)
+      return Value::of(hex(address));
+    return Value::of(interp::text_str(text, max, max, true, max + 1));
+  }
+  return std::nullopt;
+}
+
+}  // namespace stap
