@@ -36,7 +36,7 @@
 // context (ir::RunningTasksSpec), which the runtime runs once per such
 // task after attaching, its context functions answering for the task
 // (loader/session/running_tasks.cpp); a body that needs a kernel probe
-// (task_current(), @cast, cmdline_str() ...) runs for new tasks only,
+// (task_current(), cmdline_str() ...) runs for new tasks only,
 // with a warning.
 // Not as stap: a process that predates the script and is probed by path
 // gets its .end only where the kernel keeps the mm until
@@ -48,7 +48,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
+#include "ast/visitor.h"
 #include "debuginfo/binary_path.h"
 #include "elaborate/typecheck.h"
 #include "lower/kinds/kinds.h"
@@ -57,6 +59,21 @@
 namespace stap::lower {
 
 namespace {
+
+// Where a body (or a function it calls) names task_current(): the
+// runtime answers it with its own thread (loader/interp/kernel_memory.h),
+// not with the running task it reports, so such a body does not run for
+// those tasks.  `found` stays null when it does not.
+struct CurrentTaskFinder : ast::TraversingVisitor {
+  std::set<const ast::FunctionDecl*> seen;
+  ast::CallExpr* found = nullptr;
+  void visit(ast::CallExpr& n) override {
+    ast::TraversingVisitor::visit(n);
+    if (found) return;
+    if (!n.decl && n.name == "task_current") found = &n;
+    else if (n.decl && n.decl->body && seen.insert(n.decl).second) n.decl->body->accept(*this);
+  }
+};
 
 // process.begin/.end/.thread.*/.syscall[.return].
 enum class ProcessEvent : uint8_t { begin, end, thread_begin, thread_end, syscall, syscall_return };
@@ -510,7 +527,7 @@ class ProcessLowering : public KindLowering {
 
   // The body once more in user context, for the tasks already running
   // when the probes attach (ir::RunningTasksSpec); a body that needs
-  // kernel context there (a kernel-only function, @cast) is dropped with
+  // kernel context there (a kernel-only function, task_current()) is dropped with
   // a warning saying why, and runs for new tasks only.
   void lower_running(const DerivedProbe& dp, const std::string& point, const ProcessPoint& pp) {
     size_t errors = l_.diagnostics().error_count();
@@ -524,6 +541,15 @@ class ProcessLowering : public KindLowering {
     l_.begin_trial();
     l_.lower_body(dp, std::move(probe), context);
     Lowerer::TrialError failed = l_.end_trial();
+    CurrentTaskFinder finder;
+    if (failed.message.empty()) {
+      if (dp.decl->body) dp.decl->body->accept(finder);
+      if (dp.point->condition) dp.point->condition->accept(finder);
+      if (finder.found) {
+        failed.message = "task_current() is the runtime's own task";
+        failed.loc = finder.found->loc;
+      }
+    }
     if (failed.message.empty()) return;
     probes.resize(before);
     // The rule's advice ("call it from a kernel.trace probe") is not
