@@ -4,7 +4,7 @@
 // `user`); the behaviour is that of stap 4.8's tapset functions, in this
 // runtime's process: pid(), execname() ... are the runtime's own, as stap's
 // begin probes see its own runtime's task.  Those that read kernel memory
-// are interp_kernel.cpp's; other kernel-context builtins are not here:
+// are interp_kernel.cpp's, listed here; other kernel-context builtins are not:
 // calling one is a clear runtime error (lowering rejects them first).
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -481,6 +481,14 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"symname", {b_symname, 1, 1}}, {"symdata", {b_symdata, 1, 1}},
       {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
       {"print_ustack", {b_print_stack, 1, 1}}, {"sprint_ustack", {b_sprint_stack, 1, 1}},
+      // Kernel memory (interp_kernel.cpp).
+      {"task_current", {interp::b_task_current, 0, 0}},
+      {"kernel_long", {interp::b_kernel_number, 1, 1}}, {"kernel_int", {interp::b_kernel_number, 1, 1}},
+      {"kernel_short", {interp::b_kernel_number, 1, 1}}, {"kernel_char", {interp::b_kernel_number, 1, 1}},
+      {"kernel_pointer", {interp::b_kernel_number, 1, 1}},
+      {"kernel_string", {interp::b_kernel_string, 1, 2}}, {"kernel_string2", {interp::b_kernel_string, 2, 2}},
+      {"kernel_string_n", {interp::b_kernel_string, 2, 2}},
+      {"kernel_string_quoted", {interp::b_kernel_string_quoted, 1, 1}},
   };
   return t;
 }
@@ -489,12 +497,8 @@ const std::unordered_map<std::string_view, Entry>& table() {
 
 Value Interpreter::Impl::builtin(const Node& n) {
   auto it = table().find(n.s);
-  if (it == table().end()) {
-    Args args;
-    for (const Node* k : n.kids) args.push_back(eval(*k));
-    if (std::optional<Value> v = kernel_builtin(n, args)) return *v;
+  if (it == table().end())
     raise(n.s + "() cannot run in a begin, end, error or timer probe (this runtime does not provide it in user context)", n);
-  }
   const Entry& entry = it->second;
   if (n.kids.size() < entry.min_args || n.kids.size() > entry.max_args)
     raise("internal error: " + n.s + "() called with " + std::to_string(n.kids.size()) + " arguments", n);

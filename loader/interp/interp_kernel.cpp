@@ -4,7 +4,6 @@
 // (compiler/codegen/emit_builtins.cpp, emit_kfunc.cpp, emit_quote.cpp),
 // so a tapset function gives the same answer in begin as in a kernel probe.
 #include <cinttypes>
-#include <map>
 #include <cstdio>
 #include <cstring>
 
@@ -78,60 +77,56 @@ int64_t Interpreter::Impl::kernel_read(const Node& n) {
   return widen(raw, size, n.c != 0);
 }
 
-std::optional<Value> Interpreter::Impl::kernel_builtin(const Node& n, std::vector<Value>& a) {
-  const std::string& name = n.s;
-  const size_t max = size_t(m.limits.maxstringlen) - 1;
-  // builtins.cpp's signatures; an object file is input, so a call with
-  // another count is refused rather than trusted.
-  static const std::map<std::string, std::pair<size_t, size_t>> kArgs = {
-      {"task_current", {0, 0}}, {"kernel_long", {1, 1}}, {"kernel_int", {1, 1}},
-      {"kernel_short", {1, 1}}, {"kernel_char", {1, 1}}, {"kernel_pointer", {1, 1}},
-      {"kernel_string", {1, 2}}, {"kernel_string2", {2, 2}}, {"kernel_string_n", {2, 2}},
-      {"kernel_string_quoted", {1, 1}},
-  };
-  auto arity = kArgs.find(name);
-  if (arity == kArgs.end()) return std::nullopt;
-  if (a.size() < arity->second.first || a.size() > arity->second.second)
-    raise("internal error: " + name + "() called with " + std::to_string(a.size()) + " arguments", n);
-  if (name == "task_current") {
-    // A running-tasks probe answers for another thread, whose task this
-    // process cannot name.
-    if (subject) raise("task_current() cannot name the task of a process already running", n);
-    uint64_t task = kernel_memory().current_task();
-    if (!task) unavailable(*this, n);
-    return Value::of(int64_t(task));
-  }
+namespace interp {
+
+Value b_task_current(Impl& in, std::vector<Value>&, const Node& n) {
+  // A running-tasks probe answers for another thread, whose task this
+  // process cannot name (lowering keeps such bodies to new tasks).
+  if (in.subject) in.raise("task_current() cannot name the task of a process already running", n);
+  uint64_t task = kernel_memory().current_task();
+  if (!task) unavailable(in, n);
+  return Value::of(int64_t(task));
+}
+
+// kernel_long, kernel_int, kernel_short, kernel_char, kernel_pointer.
+Value b_kernel_number(Impl& in, std::vector<Value>& a, const Node& n) {
   for (const NumberReader& r : kNumberReaders) {
-    if (name != r.name) continue;
+    if (n.s != r.name) continue;
     uint64_t raw = 0;
-    uint64_t address = uint64_t(a.at(0).num);
-    if (read_number(*this, n, address, r.size, raw) != 0)
-      raise(std::string("kernel ") + r.what + " copy fault at " + hex(address) + " [man error::fault]", n);
+    uint64_t address = uint64_t(a[0].num);
+    if (read_number(in, n, address, r.size, raw) != 0)
+      in.raise(std::string("kernel ") + r.what + " copy fault at " + hex(address) + " [man error::fault]", n);
     // int, short and char are signed C types; long and pointer are 8 bytes.
     return Value::of(widen(raw, r.size, true));
   }
-  // kernel_string(a), kernel_string(a, err), kernel_string2(a, err),
-  // kernel_string_n(a, n): err replaces the fault's error.
-  if (name == "kernel_string" || name == "kernel_string2" || name == "kernel_string_n") {
-    uint64_t address = uint64_t(a.at(0).num);
-    size_t limit = max;
-    if (name == "kernel_string_n")
-      limit = a.at(1).num < 0 ? 0 : std::min(max, size_t(a.at(1).num));
-    std::string text;
-    if (read_text(*this, n, address, limit, text) == 0) return Value::of(std::move(text));
-    if (name != "kernel_string_n" && a.size() > 1) return Value::of(a[1].str);
-    raise("kernel string copy fault at " + hex(address) + " [man error::fault]", n);
-  }
-  // kernel_string_quoted(a): the quoted text, "0x<a>" for 0 or a fault.
-  if (name == "kernel_string_quoted") {
-    uint64_t address = uint64_t(a.at(0).num);
-    std::string text;
-    // One byte past what fits, so a longer string ends in `"...`.
-    if (address == 0 || read_text(*this, n, address, max + 1, text) != 0)
-      return Value::of(hex(address));
-    return Value::of(interp::text_str(text, max, max, true, max + 1));
-  }
-  return std::nullopt;
+  in.raise("internal error: " + n.s + "() is no kernel number reader", n);
 }
+
+// kernel_string(a), kernel_string(a, err), kernel_string2(a, err),
+// kernel_string_n(a, n): err replaces the fault's error.
+Value b_kernel_string(Impl& in, std::vector<Value>& a, const Node& n) {
+  const size_t max = size_t(in.m.limits.maxstringlen) - 1;
+  bool counted = n.s == "kernel_string_n";
+  uint64_t address = uint64_t(a[0].num);
+  size_t limit = max;
+  if (counted) limit = a[1].num < 0 ? 0 : std::min(max, size_t(a[1].num));
+  std::string text;
+  if (read_text(in, n, address, limit, text) == 0) return Value::of(std::move(text));
+  if (!counted && a.size() > 1) return Value::of(a[1].str);
+  in.raise("kernel string copy fault at " + hex(address) + " [man error::fault]", n);
+}
+
+// kernel_string_quoted(a): the quoted text, "0x<a>" for 0 or a fault.
+Value b_kernel_string_quoted(Impl& in, std::vector<Value>& a, const Node& n) {
+  const size_t max = size_t(in.m.limits.maxstringlen) - 1;
+  uint64_t address = uint64_t(a[0].num);
+  std::string text;
+  // One byte past what fits, so a longer string ends in `"...`.
+  if (address == 0 || read_text(in, n, address, max + 1, text) != 0)
+    return Value::of(hex(address));
+  return Value::of(text_str(text, max, max, true, max + 1));
+}
+
+}  // namespace interp
 
 }  // namespace stap

@@ -112,8 +112,6 @@ struct Interpreter::Impl {
 
   // ---- interp_kernel.cpp
   int64_t kernel_read(const ir::Node& n);  // Op::kread
-  // task_current() and the kernel_* readers; nullopt for another name.
-  std::optional<Value> kernel_builtin(const ir::Node& n, std::vector<Value>& args);
 
   const ir::Module& m;
   GlobalStore& store;
@@ -144,5 +142,17 @@ struct Interpreter::Impl {
   // $value of the procfs probe running (Interpreter::procfs_text()).
   std::string procfs_text;
 };
+
+namespace interp {
+
+// interp_kernel.cpp's builtins, entries of interp_builtins.cpp's table:
+// task_current(), kernel_long/int/short/char/pointer (by the call's
+// name), kernel_string/kernel_string2/kernel_string_n, kernel_string_quoted.
+Value b_task_current(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_kernel_number(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_kernel_string(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_kernel_string_quoted(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+
+}  // namespace interp
 
 }  // namespace stap
