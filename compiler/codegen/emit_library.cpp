@@ -69,22 +69,49 @@ Value* ProgramEmitter::table_entry(const std::vector<std::string>& names, Value*
   return dst;
 }
 
-// user_<type>, user_<type>_warn: the value at addr in the current task's
-// memory, 0 when it cannot be read (the _warn ones also warn, in stap's
-// words: "user char copy fault at %p", the others without "at").
+// user_<type>, user_<type>_warn, user_<type>_error: the value at addr in
+// the current task's memory.  A fault gives 0; the _warn ones also warn,
+// in stap's words ("user char copy fault at %p", the others without
+// "at"); the _error ones raise stap's "read fault" error instead.
 Value* ProgramEmitter::number_reader(const ir::Node* n) {
-  static const struct { const char* name; unsigned size; bool is_signed; const char* warn; } kReads[] = {
-      {"user_ushort", 2, false, nullptr}, {"user_ulong", 8, false, nullptr},
-      {"user_int8", 1, true, nullptr},    {"user_uint8", 1, false, nullptr},
-      {"user_int16", 2, true, nullptr},   {"user_uint16", 2, false, nullptr},
-      {"user_int32", 4, true, nullptr},   {"user_uint32", 4, false, nullptr},
-      {"user_int64", 8, true, nullptr},   {"user_uint64", 8, true, nullptr},
-      {"user_char_warn", 1, true, "user char copy fault at"},
-      {"user_short_warn", 2, true, "user short copy fault"},
-      {"user_ushort_warn", 2, false, "user unsigned short copy fault"},
-      {"user_int_warn", 4, true, "user int copy fault"},
-      {"user_long_warn", 8, true, "user long copy fault"},
-      {"user_ulong_warn", 8, false, "user unsigned long copy fault"},
+  enum class Fault : uint8_t { zero, warn, error };
+  static const struct {
+    const char* name;
+    unsigned size;
+    bool is_signed;
+    Fault fault;
+    const char* warn;
+  } kReads[] = {
+      {"user_ushort", 2, false, Fault::zero, nullptr},
+      {"user_ulong", 8, false, Fault::zero, nullptr},
+      {"user_int8", 1, true, Fault::zero, nullptr},
+      {"user_uint8", 1, false, Fault::zero, nullptr},
+      {"user_int16", 2, true, Fault::zero, nullptr},
+      {"user_uint16", 2, false, Fault::zero, nullptr},
+      {"user_int32", 4, true, Fault::zero, nullptr},
+      {"user_uint32", 4, false, Fault::zero, nullptr},
+      {"user_int64", 8, true, Fault::zero, nullptr},
+      {"user_uint64", 8, true, Fault::zero, nullptr},
+      {"user_char_warn", 1, true, Fault::warn, "user char copy fault at"},
+      {"user_short_warn", 2, true, Fault::warn, "user short copy fault"},
+      {"user_ushort_warn", 2, false, Fault::warn, "user unsigned short copy fault"},
+      {"user_int_warn", 4, true, Fault::warn, "user int copy fault"},
+      {"user_long_warn", 8, true, Fault::warn, "user long copy fault"},
+      {"user_ulong_warn", 8, false, Fault::warn, "user unsigned long copy fault"},
+      {"user_char_error", 1, true, Fault::error, nullptr},
+      {"user_short_error", 2, true, Fault::error, nullptr},
+      {"user_ushort_error", 2, false, Fault::error, nullptr},
+      {"user_int_error", 4, true, Fault::error, nullptr},
+      {"user_long_error", 8, true, Fault::error, nullptr},
+      {"user_ulong_error", 8, false, Fault::error, nullptr},
+      {"user_int8_error", 1, true, Fault::error, nullptr},
+      {"user_uint8_error", 1, false, Fault::error, nullptr},
+      {"user_int16_error", 2, true, Fault::error, nullptr},
+      {"user_uint16_error", 2, false, Fault::error, nullptr},
+      {"user_int32_error", 4, true, Fault::error, nullptr},
+      {"user_uint32_error", 4, false, Fault::error, nullptr},
+      {"user_int64_error", 8, true, Fault::error, nullptr},
+      {"user_uint64_error", 8, true, Fault::error, nullptr},
   };
   for (const auto& r : kReads) {
     if (n->s != r.name) continue;
@@ -97,22 +124,66 @@ Value* ProgramEmitter::number_reader(const ir::Node* n) {
     BasicBlock* done = block("read_ok");
     b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
     b_.SetInsertPoint(fault);
-    b_.CreateStore(i64c(0), tmp);
-    if (r.warn) {
-      Value* msg = string_temp();
-      Value* data = scratch_slot(8);
-      b_.CreateStore(addr, data);
-      std::string fmt = std::string(r.warn) + " 0x%llx [man error::fault]";
-      helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
-      message_record(STAP_REC_WARN, msg);
+    if (r.fault == Fault::error) {
+      raise_number(n->loc, "read fault [man error::fault] at 0x%llx", addr);
+    } else {
+      b_.CreateStore(i64c(0), tmp);
+      if (r.fault == Fault::warn) {
+        Value* msg = string_temp();
+        Value* data = scratch_slot(8);
+        b_.CreateStore(addr, data);
+        std::string fmt = std::string(r.warn) + " 0x%llx [man error::fault]";
+        helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+        message_record(STAP_REC_WARN, msg);
+      }
+      b_.CreateBr(done);
     }
-    b_.CreateBr(done);
     b_.SetInsertPoint(done);
     Value* v = b_.CreateLoad(b_.getIntNTy(8 * r.size), tmp);
     if (r.size == 8) return v;
     return r.is_signed ? b_.CreateSExt(v, m_.i64) : b_.CreateZExt(v, m_.i64);
   }
   return nullptr;
+}
+
+// kernel_string_utf16/32, user_string_utf16/32: bpf_runtime/utf.c into a
+// scratch slot (its state, then P + 16 bytes of output), then stap's
+// errors: a copy fault, or an invalid character.
+Value* ProgramEmitter::utf_string(const ir::Node* n) {
+  const std::string& name = n->s;
+  bool user = name.starts_with("user_");
+  int64_t width = name.ends_with("_utf16") ? 2 : name.ends_with("_utf32") ? 4 : 0;
+  if (!width || (!user && !name.starts_with("kernel_"))) return nullptr;
+  Value* addr = expr(n->kids.at(0));
+  int64_t p = 8;
+  while (p < ms_.maxlen) p *= 2;
+  constexpr int64_t kState = 48;  // struct stp_utf
+  Value* slot = scratch_slot(uint32_t(kState + p + 16));
+  Value* status = runtime_call("stp_utf_string", m_.i64,
+                               {slot, addr, i64c(width), i64c(user), i64c(ms_.maxlen), i64c(p - 1)});
+  Value* at = b_.CreateLoad(m_.i64, slot);  // the failing unit's address
+  if (user) defer_if_faulted(b_.CreateICmpEQ(status, i64c(1)), at);
+  BasicBlock* fault = block("utf_fault");
+  BasicBlock* check = block("utf_check");
+  BasicBlock* invalid = block("utf_invalid");
+  BasicBlock* done = block("utf_done");
+  b_.CreateCondBr(b_.CreateICmpEQ(status, i64c(1)), fault, check);
+  b_.SetInsertPoint(fault);
+  raise_number(n->loc, std::string(user ? "user" : "kernel") + " string copy fault at 0x%llx [man error::fault]", at);
+  b_.SetInsertPoint(check);
+  b_.CreateCondBr(b_.CreateICmpEQ(status, i64c(2)), invalid, done);
+  b_.SetInsertPoint(invalid);
+  Value* data = scratch_slot(16);
+  b_.CreateStore(b_.CreateLoad(m_.i64, byte_ptr(slot, int64_t(24))), data);  // the character
+  b_.CreateStore(at, byte_ptr(data, int64_t(8)));
+  Value* msg = string_temp();
+  std::string fmt = std::string("invalid UTF-") + (width == 2 ? "16" : "32") + " character U+%llX at 0x%llx";
+  helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(16)});
+  raise(n->loc, msg);
+  b_.SetInsertPoint(done);
+  Value* dst = string_temp();
+  copy_string(dst, byte_ptr(slot, kState), ms_.maxlen);
+  return dst;
 }
 
 // strpos, isinstr, str_replace, strtol, tokenize: bpf_runtime/strings.c
@@ -298,6 +369,7 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
   }
   if (Value* v = string_library(n)) return v;
   if (Value* v = number_reader(n)) return v;
+  if (Value* v = utf_string(n)) return v;
   if (name.starts_with("user_string") && name.find("_warn") != std::string::npos)
     return string_warn_reader(n);
   return quote_builtin(n);

@@ -311,6 +311,7 @@ class ProgramEmitter {
   llvm::Value* library_builtin(const ir::Node* n);
   llvm::Value* table_entry(const std::vector<std::string>& names, llvm::Value* index);
   llvm::Value* number_reader(const ir::Node* n);
+  llvm::Value* utf_string(const ir::Node* n);
   void message_record(uint32_t kind, llvm::Value* msg, PrintfCoded how = PrintfCoded::none);
   llvm::Value* string_library(const ir::Node* n);  // bpf_runtime/strings.c
   llvm::Value* ctime_value(const ir::Node* n);      // bpf_runtime/time.c

@@ -136,6 +136,27 @@ std::vector<Builtin> make_table() {
       fn("user_int_warn", L, {{"addr", L}}, false, K),
       fn("user_long_warn", L, {{"addr", L}}, false, K),
       fn("user_ulong_warn", L, {{"addr", L}}, false, K),
+      // The _error readers raise stap's read fault where the plain ones give 0.
+      fn("user_char_error", L, {{"addr", L}}, true, K),
+      fn("user_short_error", L, {{"addr", L}}, true, K),
+      fn("user_ushort_error", L, {{"addr", L}}, true, K),
+      fn("user_int_error", L, {{"addr", L}}, true, K),
+      fn("user_long_error", L, {{"addr", L}}, true, K),
+      fn("user_ulong_error", L, {{"addr", L}}, true, K),
+      fn("user_int8_error", L, {{"addr", L}}, true, K),
+      fn("user_uint8_error", L, {{"addr", L}}, true, K),
+      fn("user_int16_error", L, {{"addr", L}}, true, K),
+      fn("user_uint16_error", L, {{"addr", L}}, true, K),
+      fn("user_int32_error", L, {{"addr", L}}, true, K),
+      fn("user_uint32_error", L, {{"addr", L}}, true, K),
+      fn("user_int64_error", L, {{"addr", L}}, true, K),
+      fn("user_uint64_error", L, {{"addr", L}}, true, K),
+      // UTF-16 and UTF-32 strings as UTF-8 (their err_msg and quoted forms:
+      // tapsets/conversions.stp).
+      fn("kernel_string_utf16", S, {{"addr", L}}, true),
+      fn("kernel_string_utf32", S, {{"addr", L}}, true),
+      fn("user_string_utf16", S, {{"addr", L}}, true, K),
+      fn("user_string_utf32", S, {{"addr", L}}, true, K),
 
       // Strings.
       fn("strlen", L, {{"s", S}}, true),

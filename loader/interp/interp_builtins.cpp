@@ -489,6 +489,8 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"kernel_string", {interp::b_kernel_string, 1, 2}}, {"kernel_string2", {interp::b_kernel_string, 2, 2}},
       {"kernel_string_n", {interp::b_kernel_string, 2, 2}},
       {"kernel_string_quoted", {interp::b_kernel_string_quoted, 1, 1}},
+      {"kernel_string_utf16", {interp::b_kernel_string_utf, 1, 1}},
+      {"kernel_string_utf32", {interp::b_kernel_string_utf, 1, 1}},
   };
   return t;
 }

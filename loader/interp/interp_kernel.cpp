@@ -127,6 +127,51 @@ Value b_kernel_string_quoted(Impl& in, std::vector<Value>& a, const Node& n) {
   return Value::of(text_str(text, max, max, true, max + 1));
 }
 
+// kernel_string_utf16(a), kernel_string_utf32(a): as bpf_runtime/utf.c,
+// one code unit read at a time.
+Value b_kernel_string_utf(Impl& in, std::vector<Value>& a, const Node& n) {
+  const size_t width = n.s.ends_with("16") ? 2 : 4;
+  const size_t room = size_t(in.m.limits.maxstringlen);  // with the NUL
+  uint64_t at = uint64_t(a[0].num);
+  std::string out;
+  auto unit = [&](uint64_t address) {
+    uint64_t raw = 0;
+    if (read_number(in, n, address, width, raw) != 0)
+      in.raise("kernel string copy fault at " + hex(address) + " [man error::fault]", n);
+    return raw;
+  };
+  while (room - out.size() > 1) {
+    uint64_t c = unit(at);
+    if (!c) break;
+    if (width == 2 && c >= 0xd800 && c <= 0xdbff) {
+      uint64_t low = unit(at + 2);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        c = 0x10000 + ((c & 0x3ff) << 10) + (low & 0x3ff);
+        at += 2;
+      }
+    }
+    size_t k = c <= 0x7f ? 1 : c <= 0x7ff ? 2 : (c >= 0xd800 && c <= 0xdfff) ? 0
+             : c <= 0xffff ? 3 : c <= 0x10ffff ? 4 : 0;
+    if (!k) {
+      char msg[96];
+      std::snprintf(msg, sizeof msg, "invalid UTF-%d character U+%" PRIX64 " at 0x%" PRIx64,
+                    width == 2 ? 16 : 32, c, at);
+      in.raise(msg, n);
+    }
+    if (room - out.size() < k + 1) break;  // does not fit: the string ends
+    if (k == 1) {
+      out += char(c);
+    } else {
+      char bytes[4];
+      for (size_t i = k - 1; i > 0; --i, c >>= 6) bytes[i] = char(0x80 | (c & 0x3f));
+      bytes[0] = char(((0xf00 >> k) & 0xff) | c);
+      out.append(bytes, k);
+    }
+    at += width;
+  }
+  return Value::of(std::move(out));
+}
+
 }  // namespace interp
 
 }  // namespace stap

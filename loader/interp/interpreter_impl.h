@@ -147,11 +147,13 @@ namespace interp {
 
 // interp_kernel.cpp's builtins, entries of interp_builtins.cpp's table:
 // task_current(), kernel_long/int/short/char/pointer (by the call's
-// name), kernel_string/kernel_string2/kernel_string_n, kernel_string_quoted.
+// name), kernel_string/kernel_string2/kernel_string_n, kernel_string_quoted,
+// kernel_string_utf16/utf32.
 Value b_task_current(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
 Value b_kernel_number(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
 Value b_kernel_string(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
 Value b_kernel_string_quoted(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_kernel_string_utf(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
 
 }  // namespace interp
 

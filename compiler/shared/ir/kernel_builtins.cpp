@@ -23,7 +23,11 @@ const std::vector<std::string_view>& kernel_builtins() {
       "user_string_n_warn", "user_string2_n_warn", "user_ushort", "user_ulong", "user_int8",
       "user_uint8", "user_int16", "user_uint16", "user_int32", "user_uint32", "user_int64",
       "user_uint64", "user_char_warn", "user_short_warn", "user_ushort_warn", "user_int_warn",
-      "user_long_warn", "user_ulong_warn",
+      "user_long_warn", "user_ulong_warn", "user_char_error", "user_short_error",
+      "user_ushort_error", "user_int_error", "user_long_error", "user_ulong_error",
+      "user_int8_error", "user_uint8_error", "user_int16_error", "user_uint16_error",
+      "user_int32_error", "user_uint32_error", "user_int64_error", "user_uint64_error",
+      "kernel_string_utf16", "kernel_string_utf32", "user_string_utf16", "user_string_utf32",
       // quoting (emit_quote.cpp)
       "text_str", "text_strn", "string_quoted", "user_string_quoted", "kernel_string_quoted",
       "user_string_n_quoted", "user_string_n2_quoted", "user_buffer_quoted",
