@@ -381,6 +381,9 @@ std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
 std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
   if (!body_) return std::nullopt;
   if (auto* c = dynamic_cast<const ast::CastExpr*>(e)) return cast_exists(*c);
+  // @entry(e) exists where e does: a .return body reads its entry's $vars.
+  if (auto* op = dynamic_cast<const ast::AtOp*>(e); op && op->op == "entry" && op->operands.size() == 1)
+    return target_exists(op->operands[0]);
   return context().target_exists(*e);
 }
 
