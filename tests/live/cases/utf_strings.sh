@@ -5,6 +5,7 @@
 # a truncation at MAXSTRINGLEN (the character that does not fit ends the
 # string), faults; in begin (kernel memory, read by the runtime) the same
 # conversion of a task's comm as in a kernel probe.
+cd "$CASE_TMP"
 cat > utf.stp <<'STP'
 probe begin {
   c = &@cast(pid2task(target()), "task_struct", "kernel")->comm
