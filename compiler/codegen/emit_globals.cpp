@@ -95,6 +95,9 @@ Value* ProgramEmitter::key_code(const ir::Node* key) {
 Value* ProgramEmitter::array_op(const ir::Node* n) {
   using ir::Op;
   const ir::Global& g = ms_.ir.globals.at(size_t(n->a));
+  if (n->op == Op::print_hist && n->type == ir::Type::string)
+    unsupported(n, "sprint of a histogram in kernel context: the runtime formats histograms; "
+                   "print it, or sprint it in an end, begin or timer probe");
   if (g.in_globals_map()) return scalar_op(n, g);
   if (n->op == Op::print_hist) {
     print_hist(n, g);

@@ -6,7 +6,8 @@
 //   printdln(",", a, b)  "%d,%s\n"
 //   printf(fmt, ...)     fmt as written (pass 1 checked it)
 // and the s- forms likewise to sprintf.  print(@hist_log(x)) and its
-// println print the histogram alone (print_hist), as stap does.
+// println print the histogram alone (print_hist), as stap does; sprint
+// and sprintln make its text a string (print_hist of type string).
 #include <string_view>
 
 #include "elaborate/typecheck.h"
@@ -52,9 +53,10 @@ ir::Node* Lowerer::print_call(ast::CallExpr& call, const Builtin& b) {
       break;
     }
     case ArgShape::values: {
-      if (!to_string && values.size() == 1) {
+      if (values.size() == 1) {
         if (auto* h = dynamic_cast<ast::HistExpr*>(values[0])) {
-          ir::Node* print = make(ir::Op::print_hist);
+          // sprint(@hist_log(x)): the same text as a string (user context).
+          ir::Node* print = make(ir::Op::print_hist, to_string ? ir::Type::string : ir::Type::none);
           print->a = stats_operand(h->operand, print);
           print->loc = location(call);
           return print;
@@ -100,7 +102,7 @@ std::vector<ir::Node*> Lowerer::lower_values(const std::vector<ast::Expr*>& valu
   std::vector<ir::Node*> out;
   for (ast::Expr* v : values) {
     if (dynamic_cast<ast::HistExpr*>(v)) {
-      error(v->loc, "a histogram can only be printed alone, by print or println",
+      error(v->loc, "a histogram can only be printed alone, by print, println, sprint or sprintln",
             describe_expr(*v));
       continue;
     }

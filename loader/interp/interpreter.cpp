@@ -327,7 +327,10 @@ Value Interpreter::Impl::eval(const Node& n) {
     }
     case Op::stat_get: return Value::of(aggregate(n));
     case Op::hist_bucket: return Value::of(bucket(n));
-    case Op::print_hist: print_histogram(n); return Value::of(int64_t{0});
+    case Op::print_hist:
+      if (n.type == Type::string) return Value::of(histogram_text(n));
+      print_histogram(n);
+      return Value::of(int64_t{0});
     case Op::neg: return Value::of(s(0 - u(eval_long(*n.kids[0]))));
     case Op::bit_not: return Value::of(~eval_long(*n.kids[0]));
     case Op::log_not: return Value::of(int64_t{eval_long(*n.kids[0]) == 0});
@@ -516,6 +519,13 @@ int64_t Interpreter::Impl::bucket(const Node& n) {
 }
 
 void Interpreter::Impl::print_histogram(const Node& n) {
+  Histogram h;
+  std::string text = histogram_text(n, &h);
+  sink->histogram(m.globals.at(static_cast<size_t>(n.a)).name, stat_key(n, n.kids.size()), h, text);
+}
+
+// The histogram's text (sprint's value: cut to MAXSTRINGLEN - 1 bytes).
+std::string Interpreter::Impl::histogram_text(const Node& n, Histogram* shown) {
   const ir::Global& g = m.globals.at(static_cast<size_t>(n.a));
   std::optional<StatValue> st = stat_of(n, n.kids.size());
   Histogram h;
@@ -526,7 +536,13 @@ void Interpreter::Impl::print_histogram(const Node& n) {
   h.buckets = st ? st->buckets : std::vector<int64_t>(static_cast<size_t>(g.hist.buckets()), 0);
   std::optional<std::string> text = format_histogram(h);
   if (!text) raise("empty aggregate", n);
-  sink->histogram(g.name, stat_key(n, n.kids.size()), h, *text);
+  if (shown) {
+    *shown = std::move(h);
+    return *text;
+  }
+  size_t room = static_cast<size_t>(m.limits.maxstringlen) - 1;
+  if (text->size() > room) text->resize(room);
+  return *text;
 }
 
 // ---------------------------------------------------------------- calls, printf

@@ -99,6 +99,7 @@ struct Interpreter::Impl {
   int64_t aggregate(const ir::Node& n);
   int64_t bucket(const ir::Node& n);
   void print_histogram(const ir::Node& n);
+  std::string histogram_text(const ir::Node& n, Histogram* shown = nullptr);
 
   // ---- interp_foreach.cpp
   interp::Flow exec_foreach(const ir::Node& n);

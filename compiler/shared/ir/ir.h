@@ -55,7 +55,8 @@ enum class Op : uint8_t {
   stat_add,    // a = global (stats), kids = keys..., value        -> none   (x <<< v)
   stat_get,    // a = global, b = StatOp, c = @variance shift, kids = keys... -> long
   hist_bucket, // a = global, kids = keys..., bucket index         -> long (@hist_log(x)[i])
-  print_hist,  // a = global, kids = keys...   prints the histogram (shape in Global::hist)
+  print_hist,  // a = global, kids = keys...   prints the histogram (shape in Global::hist);
+               //   of type string: its text as the value (sprint, user context only)
   any,         // the '*' of a slice, only as a key of in_elem/delete_elem/foreach
 
   // ---- operators (kids[0], kids[1]); all on longs unless said
