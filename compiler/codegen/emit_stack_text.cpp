@@ -144,7 +144,7 @@ Value* ProgramEmitter::stack_frame_value(const ir::Node* n) {
 // glue, as the runtime does for their codes (addr() is 0 there).
 Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
   const std::string& f = n->s;
-  if (f == "probemod") return probe_module_value(n);
+  if (f == "probemod" || f == "modname") return probe_module_value(n);
   if (f == "sprint_stack") {  // stap's sprint_syms of the text's addresses
     Value* text = expr(n->kids.at(0));
     Value* mask = nullptr;
@@ -176,13 +176,16 @@ Value* ProgramEmitter::kernel_symbol_value(const ir::Node* n) {
 // probemod() where the point names no module (kernel.function and
 // process probes answer at compile time): the module of the probed pc, a
 // perf sample's in kernel mode, else the first frame past the glue;
-// "kernel" for vmlinux.  stap's error where it cannot tell (a sample in
-// user mode, an address no symbol holds).
+// modname(a): the module of address a.  "kernel" for vmlinux.  stap's
+// error where it cannot tell (a sample in user mode, an address no symbol
+// holds).
 Value* ProgramEmitter::probe_module_value(const ir::Node* n) {
   Value* mask = nullptr;
   Value* work = ksym_work(mask);
   Type* void_ty = Type::getVoidTy(m_.module().getContext());
-  if (context_.perf_sample) {
+  if (n->s == "modname") {
+    runtime_call("stp_ksym_address", void_ty, {work, expr(n->kids.at(0))});
+  } else if (context_.perf_sample) {
     Value* kernel_ip = b_.CreateSelect(user_mode_value(), i64c(0), sample_ip());
     runtime_call("stp_ksym_address", void_ty, {work, kernel_ip});
   } else {

@@ -190,6 +190,7 @@ std::vector<Builtin> make_table() {
 
       // Symbols and stacks.
       fn("symname", S, {{"addr", L}}, true), fn("symdata", S, {{"addr", L}}, true),
+      fn("modname", S, {{"addr", L}}, true),
       fn("usymname", S, {{"addr", L}}, true, K), fn("usymdata", S, {{"addr", L}}, true, K),
       fn("backtrace", S, {}, true, K), fn("ubacktrace", S, {}, true, K),
       fn("sprint_backtrace", S, {}, true, K), fn("sprint_ubacktrace", S, {}, true, K),

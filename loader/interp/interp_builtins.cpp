@@ -419,6 +419,12 @@ Value b_symname(Impl& in, Args& a, const Node&) {
 Value b_symdata(Impl& in, Args& a, const Node&) {
   return str(fit(in, stack_symbols().symdata(static_cast<uint64_t>(a[0].num), false, 0)));
 }
+// The module holding a kernel address: "kernel" for vmlinux's.
+Value b_modname(Impl& in, Args& a, const Node& n) {
+  NamedAddress named = stack_symbols().name(static_cast<uint64_t>(a[0].num), false, 0, false);
+  if (named.name.empty() || named.module.empty()) in.raise("Cannot determine kernel module name", n);
+  return str(fit(in, named.module));
+}
 // A key out of a stack-coded column keeps its code (Value::num): its
 // whole stack prints, not the text cut at MAXSTRINGLEN.
 std::string stack_text(Impl& in, const Node& n, const Value& v) {
@@ -479,6 +485,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"MKDEV", {b_mkdev, 2, 2}}, {"MAJOR", {b_major, 1, 1}}, {"MINOR", {b_minor, 1, 1}},
       {"usrdev2kerndev", {b_usrdev2kerndev, 1, 1}}, {"syscall_name", {b_syscall_name, 1, 1}},
       {"symname", {b_symname, 1, 1}}, {"symdata", {b_symdata, 1, 1}},
+      {"modname", {b_modname, 1, 1}},
       {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
       {"print_ustack", {b_print_stack, 1, 1}}, {"sprint_ustack", {b_sprint_stack, 1, 1}},
       // Kernel memory (interp_kernel.cpp).

@@ -38,7 +38,7 @@ const std::vector<std::string_view>& kernel_builtins() {
       // stacks (emit_stack.cpp): printed by the runtime from a record
       "print_stack", "print_ustack",
       // kernel symbols (emit_stack_text.cpp: the kernel's kallsyms names them)
-      "symname", "symdata", "sprint_stack",
+      "symname", "symdata", "modname", "sprint_stack",
       // printed by the runtime from a printf argument (emit_builtins.cpp)
       "sprint_ustack",
       // control
