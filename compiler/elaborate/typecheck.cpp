@@ -331,6 +331,11 @@ void TypeChecker::visit(ArrayIndex& n) {
 void TypeChecker::visit(InExpr& n) {
   n.type = Type::long_;
   if (!n.index) return;
+  if (dynamic_cast<HistExpr*>(n.index->base)) {  // i in @hist_log(x): a bucket's count
+    check(n.index->base, kUnknown);
+    for (Expr* e : n.index->indexes) check(e, Type::long_);
+    return;
+  }
   auto* base = dynamic_cast<Symbol*>(n.index->base);
   check_indexes(base ? base->decl : nullptr, n.index->indexes);
 }

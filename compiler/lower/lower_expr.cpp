@@ -255,6 +255,13 @@ void ExprLowerer::visit(ast::ArrayIndex& n) {
 }
 
 void ExprLowerer::visit(ast::InExpr& n) {
+  // i in @hist_log(x) is @hist_log(x)[i] != 0, as stap defines it (its
+  // errors too: an empty aggregate, an index out of range).
+  if (n.index && dynamic_cast<ast::HistExpr*>(n.index->base)) {
+    result = l_.make(ir::Op::ne, ir::Type::long_);
+    result->kids = {l_.expr(n.index), l_.num(0)};
+    return;
+  }
   auto* sym = n.index ? dynamic_cast<ast::Symbol*>(n.index->base) : nullptr;
   int g = sym ? l_.global_index(sym->decl) : -1;
   result = l_.make(ir::Op::in_elem, ir::Type::long_);

@@ -95,12 +95,8 @@ ast::Expr* Parser::parse_binary(int min_prec) {
     chain.add();
     advance();
     if (prec == kInPrec) {
-      const Token& name = peek();
-      if (!is_plain_identifier(name))
-        fail_here("expected identifier or statistical operation", AtEof::blame_previous);
-      advance();
       auto* in = make<ast::InExpr>(op.loc);
-      in->index = make_index(name, {left});
+      in->index = parse_in_operand({left});
       left = in;
       max_prec = kInPrec - 1;
       continue;
@@ -140,13 +136,25 @@ ast::Expr* Parser::parse_in_list() {
     if (keys[0]) return keys[0];
   }
   const Token& in_tok = expect_keyword("in");
+  auto* in = make<ast::InExpr>(in_tok.loc);
+  in->index = parse_in_operand(std::move(keys));
+  return in;
+}
+
+// What follows "in": an array's name, or a histogram (`i in
+// @hist_log(x)`: whether bucket i counts anything).
+ast::ArrayIndex* Parser::parse_in_operand(std::vector<ast::Expr*> keys) {
   const Token& name = peek();
+  if (name.is(TokenKind::identifier, "@hist_log") || name.is(TokenKind::identifier, "@hist_linear")) {
+    auto* index = make<ast::ArrayIndex>(name.loc);
+    index->base = parse_hist(name.text == "@hist_linear");
+    index->indexes = std::move(keys);
+    return index;
+  }
   if (!is_plain_identifier(name))
     fail_here("expected identifier or statistical operation", AtEof::blame_previous);
   advance();
-  auto* in = make<ast::InExpr>(in_tok.loc);
-  in->index = make_index(name, std::move(keys));
-  return in;
+  return make_index(name, std::move(keys));
 }
 
 ast::Expr* Parser::parse_unary() {

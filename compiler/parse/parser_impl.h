@@ -165,6 +165,7 @@ class Parser {
   ast::Expr* parse_ternary();
   ast::Expr* parse_binary(int min_prec);
   ast::Expr* parse_in_list();  // [k1, k2] in a
+  ast::ArrayIndex* parse_in_operand(std::vector<ast::Expr*> keys);  // after "in"
   ast::Expr* parse_unary();
   ast::Expr* parse_crement_operand();
   ast::Expr* parse_postfix();
