@@ -34,6 +34,8 @@ cases=(
   watchpoint_user watchpoint_kernel process_callee
   tapset_vm_kfunc tapset_signal_more_kfunc tapset_socket_kfunc tapset_udp_kfunc
   tapset_netdev_more_kfunc tapset_tty_kfunc
+  tapset_scsi_kfunc tapset_sock_funcs_kfunc tapset_sock_funcs tapset_func_tables
+  tapset_task_time_tid tapset_block_funcs
 )
 newer_kernel_cases=(
   kfunc_fentry kfunc_kprobe kfunc_multi kfunc_target_vars kfunc_return_vars
