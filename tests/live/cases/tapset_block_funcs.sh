@@ -7,7 +7,9 @@
 # are submitted by dd itself).  block_bio_queue: __bio_start_sect of each
 # of dd's bios (private since stap 3.0: --compatible=2.9) by device name,
 # against sysfs; __page_ino/__page_dev/__page_bdev/__page_index of the
-# file's bios' first pages against stat and the pages written.
+# file's bios' first pages against stat and the pages written, and
+# __address_inode/__page_ino of the page's mapping (an address_space, as
+# some of stap's aliases pass) the same as of the page.
 # block_rq_issue: disk_major/minor_from_request of each request and of
 # its queue (stap's argument), against lsblk's disks.
 #! timeout: 90
@@ -24,7 +26,7 @@ mkfs.ext4 -q "${loop}p1" 8M && mkdir -p "$mnt" && mount "${loop}p1" "$mnt" || ex
 f=$mnt/f
 : > "$f"
 ino=$(stat -c %i "$f")
-script='global starts, idx, pdev, pbdev, rqd, qd
+script='global starts, idx, pdev, pbdev, rqd, qd, mapping_form
 probe kernel.tracepoint("block_bio_queue") {
   if (execname() != "dd") next
   b = @choose_defined($bio, $arg1)
@@ -37,6 +39,8 @@ probe kernel.tracepoint("block_bio_queue") {
   idx[__page_index(pg)] = 1
   pdev[MAJOR(__page_dev(pg)), MINOR(__page_dev(pg))] = 1
   pbdev[bdevname(__page_bdev(pg))] = 1
+  m = @cast(pg, "page", "kernel")->mapping
+  mapping_form[__address_inode(m) == __address_inode(pg) && __page_ino(m) == __page_ino(pg)] = 1
 }
 probe kernel.tracepoint("block_rq_issue") {
   rq = @choose_defined($rq, $arg1)
@@ -49,6 +53,7 @@ probe end {
   foreach (i in idx) printf("index %d\n", i)
   foreach ([ma, mi] in pdev) printf("dev %d:%d\n", ma, mi)
   foreach (n in pbdev) printf("bdev %s\n", n)
+  foreach (v in mapping_form) printf("mapping %d\n", v)
   foreach ([ma, mi] in rqd) printf("rq %d:%d\n", ma, mi)
   foreach ([ma, mi] in qd) printf("q %d:%d\n", ma, mi)
 }'
@@ -65,6 +70,7 @@ want_dev=$(stat -c '%Hd:%Ld' "$f")
 got_dev=$(sed -n 's/^dev //p' "$CASE_TMP/got")
 echo "page dev is stat's: $([ "$got_dev" = "$want_dev" ] && echo yes || echo "no ($got_dev, $want_dev)")"
 echo "page bdev: $(sed -n 's/^bdev //p' "$CASE_TMP/got" | sed "s/^$ln/LOOP/")"
+echo "the page's mapping gives the same inode: $(sed -n 's/^mapping //p' "$CASE_TMP/got" | xargs)"
 disks=$(lsblk -d -n -o MAJ:MIN | tr -d ' ' | sort)
 rq=$(sed -n 's/^rq //p' "$CASE_TMP/got" | sort)
 q=$(sed -n 's/^q //p' "$CASE_TMP/got" | sort)
