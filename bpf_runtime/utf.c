@@ -100,23 +100,25 @@ STP_INLINE long stp_utf_emit(struct stp_utf *u, long mask, unsigned long c, long
 	return 1;
 }
 
-static long stp_utf16_step(__u32 index, void *ctx)
+/* One character of a string of `width`-byte units (a constant in each
+ * callback below: a helper's read size must be known to the verifier). */
+STP_INLINE long stp_utf_step(void *ctx, unsigned int width)
 {
 	struct stp_utf_ctx *x = ctx;
 	struct stp_utf *u = x->u;
 	if (u->n - u->out <= 1)
 		return 1;
 	long at = u->src;
-	__u16 unit = 0;
-	if (stp_utf_read(&unit, 2, at, u->user) < 0) {
+	__u32 unit = 0;
+	if (stp_utf_read(&unit, width, at, u->user) < 0) {
 		u->status = STP_UTF_FAULT;
 		return 1;
 	}
 	if (!unit)
 		return 1;
 	unsigned long c = unit;
-	if (c >= 0xd800 && c <= 0xdbff) {
-		__u16 low = 0;
+	if (width == 2 && c >= 0xd800 && c <= 0xdbff) {
+		__u32 low = 0;
 		if (stp_utf_read(&low, 2, at + 2, u->user) < 0) {
 			u->status = STP_UTF_FAULT;
 			u->src = at + 2;
@@ -129,28 +131,18 @@ static long stp_utf16_step(__u32 index, void *ctx)
 	}
 	if (stp_utf_emit(u, x->mask, c, at))
 		return 1;
-	u->src = at + 2;
+	u->src = at + width;
 	return 0;
+}
+
+static long stp_utf16_step(__u32 index, void *ctx)
+{
+	return stp_utf_step(ctx, 2);
 }
 
 static long stp_utf32_step(__u32 index, void *ctx)
 {
-	struct stp_utf_ctx *x = ctx;
-	struct stp_utf *u = x->u;
-	if (u->n - u->out <= 1)
-		return 1;
-	long at = u->src;
-	__u32 unit = 0;
-	if (stp_utf_read(&unit, 4, at, u->user) < 0) {
-		u->status = STP_UTF_FAULT;
-		return 1;
-	}
-	if (!unit)
-		return 1;
-	if (stp_utf_emit(u, x->mask, unit, at))
-		return 1;
-	u->src = at + 4;
-	return 0;
+	return stp_utf_step(ctx, 4);
 }
 
 /* Converts the string at addr (width 2 or 4) into the slot's output,
