@@ -13,6 +13,7 @@ probe begin {
   try { println(kernel_string_utf32(c)) } catch (e) { println(substr(e, 0, 36)) }
   try { println(kernel_string_utf16(0)) } catch (e) { println(e) }
   printf("%s %s\n", kernel_string_utf32(0, "fallback"), kernel_string_quoted_utf32(0))
+  system("touch ready")
 }
 probe syscall.write {
   if (pid() != target()) next
@@ -39,10 +40,21 @@ probe syscall.write {
   }
 }
 STP
-"$LIVE/utf_writes" wait < <(sleep 1) &
+# The workload writes once its stdin closes: after begin has run (it
+# touches "ready"), so the probes are attached (a fixed sleep would race
+# a slow start).
+mkfifo go
+"$LIVE/utf_writes" wait < go &
 pid=$!
-"$STAP" -x $pid utf.stp 2>&1
-echo "status $?"
+exec 3> go
+"$STAP" -x $pid utf.stp > out 2>&1 3>&- &
+stap_pid=$!
+for _ in $(seq 300); do [ -e ready ] && break; sleep 0.1; done
+exec 3>&-
+wait $stap_pid
+status=$?
+cat out
+echo "status $status"
 wait $pid
 # At MAXSTRINGLEN 8: h é € take 6 bytes, the 4 of U+1D11E do not fit.
 "$STAP" -D MAXSTRINGLEN=8 -c "$LIVE/utf_writes" -e 'probe syscall.write {
