@@ -51,6 +51,7 @@ void TraversingVisitor::walk_components(std::vector<TargetComponent>& cs) {
 void TraversingVisitor::visit(TargetSymbol& n) { walk_components(n.components); }
 void TraversingVisitor::visit(CastExpr& n) { walk(n.operand); walk_components(n.components); }
 void TraversingVisitor::visit(AtVar& n) { walk_components(n.components); }
+void TraversingVisitor::visit(Autocast& n) { walk(n.operand); walk_components(n.components); }
 void TraversingVisitor::visit(AtOp& n) { for (Expr* e : n.operands) walk(e); }
 void TraversingVisitor::visit(StatExpr& n) { walk(n.operand); walk(n.shift); }
 void TraversingVisitor::visit(HistExpr& n) {

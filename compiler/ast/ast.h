@@ -95,6 +95,19 @@ struct CastExpr : Expr {
   STAP_VISITABLE
 };
 
+// stap's autocast: ->field, [index], & or $ on any other value, whose
+// type comes from what the value was computed from (a target variable,
+// @cast, a local assigned such a value, a function returning one).
+// Typed at lowering (lowerer.h: value types); untyped, it is refused.
+struct Autocast : Expr {
+  Expr* operand = nullptr;
+  std::vector<TargetComponent> components;
+  bool address_of = false;
+  int pretty = 0;
+  std::string token;  // what stap blames: "&", "->", "[", "$" or "$$"
+  STAP_VISITABLE
+};
+
 struct AtVar : Expr {
   std::string name;    // "jiffies", "x@file.c"
   std::string module;  // empty when not given

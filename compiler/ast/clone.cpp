@@ -46,6 +46,11 @@ class Cloner : public Visitor {
     components(c->components);
   }
   void visit(AtVar& n) override { components(copy(n)->components); }
+  void visit(Autocast& n) override {
+    Autocast* c = copy(n);
+    c->operand = expr(n.operand);
+    components(c->components);
+  }
   void visit(AtOp& n) override { exprs(copy(n)->operands); }
   void visit(StatExpr& n) override {
     StatExpr* c = copy(n);

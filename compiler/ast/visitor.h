@@ -9,8 +9,8 @@ namespace stap::ast {
 
 #define STAP_NODE_TYPES(X)                                                  \
   X(NumberLit) X(StringLit) X(Symbol) X(TargetSymbol) X(CastExpr) X(AtVar) \
-  X(AtOp) X(StatExpr) X(HistExpr) X(UnaryExpr) X(BinaryExpr) X(TernaryExpr) \
-  X(AssignExpr) X(ArrayIndex) X(InExpr) X(CallExpr) X(Block) X(ExprStmt)    \
+  X(Autocast) X(AtOp) X(StatExpr) X(HistExpr) X(UnaryExpr) X(BinaryExpr)   \
+  X(TernaryExpr) X(AssignExpr) X(ArrayIndex) X(InExpr) X(CallExpr) X(Block) X(ExprStmt)    \
   X(NullStmt) X(IfStmt) X(ForStmt) X(ForeachStmt) X(ReturnStmt)             \
   X(DeleteStmt) X(JumpStmt) X(TryStmt)
 
@@ -28,6 +28,7 @@ struct TraversingVisitor : Visitor {
   void visit(TargetSymbol& n) override;
   void visit(CastExpr& n) override;
   void visit(AtVar& n) override;
+  void visit(Autocast& n) override;
   void visit(AtOp& n) override;
   void visit(StatExpr& n) override;
   void visit(HistExpr& n) override;
@@ -68,6 +69,7 @@ struct RewritingVisitor : TraversingVisitor {
   void visit(TargetSymbol& n) override { slot_components(n.components); }
   void visit(CastExpr& n) override { slot(n.operand); slot_components(n.components); }
   void visit(AtVar& n) override { slot_components(n.components); }
+  void visit(Autocast& n) override { slot(n.operand); slot_components(n.components); }
   void visit(AtOp& n) override { for (Expr*& e : n.operands) slot(e); }
   void visit(StatExpr& n) override { slot(n.operand); slot(n.shift); }
   void visit(HistExpr& n) override { slot(n.operand); slot(n.low); slot(n.high); slot(n.step); }

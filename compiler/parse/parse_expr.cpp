@@ -198,20 +198,9 @@ ast::Expr* Parser::parse_crement_operand() {
 
 ast::Expr* Parser::parse_postfix() {
   ast::Expr* operand = parse_primary();
-  // stap's "autocast" (x->f or x[i] on a value whose type it tracked) is
-  // not supported; say what to write instead, once the components have
-  // parsed (their syntax errors are stap's).  Arrays, target variables,
-  // @cast and @var have taken their own components already.
-  if (at_op("->") || at_op("[")) {
-    const Token& first = peek();
-    std::vector<ast::TargetComponent> components;
-    int pretty = 0;
-    parse_components(components, pretty);
-    fail(first, first.text == "->" ? "'->' needs a target variable, @cast or @var on its left; "
-                                     "write @cast(value, \"type\")->field"
-                                   : "'[' needs an array, a target variable, @cast or @var on its "
-                                     "left; write @cast(value, \"type\")[index]");
-  }
+  // Arrays, target variables, @cast and @var have taken their own
+  // components; on anything else they are an autocast (stap 2.6).
+  if (at_autocast_component()) operand = parse_autocast(operand, peek(), false);
   if (!at_op("++") && !at_op("--")) return operand;
   const Token& op = advance();
   auto* e = make<ast::UnaryExpr>(op.loc);

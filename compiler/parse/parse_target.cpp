@@ -80,18 +80,38 @@ void Parser::parse_components(std::vector<ast::TargetComponent>& out, int& prett
   }
 }
 
-// &$var, &$var->f, &@cast(...)->f, &@var("x")
+// &$var, &$var->f, &@cast(...)->f, &@var("x"), and (autocast) & on any
+// value: "&(x)->f", "& p[1]".
 ast::Expr* Parser::parse_address_of() {
-  advance();  // &
+  const Token& amp = advance();  // &
   const Token& t = peek();
   bool target = t.kind == TokenKind::identifier &&
                 (t.text[0] == '$' || t.text == "@cast" || t.text == "@var");
-  if (!target) fail_here("expected a target variable, @cast or @var after '&'", AtEof::value);
+  if (!target) {
+    if (!autocast_) fail_here("expected @cast, @var or $var", AtEof::value);
+    ast::Expr* operand = parse_primary();
+    return parse_autocast(operand, amp, true);
+  }
   ast::Expr* e = parse_primary();
   if (auto* sym = dynamic_cast<ast::TargetSymbol*>(e)) sym->address_of = true;
   else if (auto* cast = dynamic_cast<ast::CastExpr*>(e)) cast->address_of = true;
   else if (auto* var = dynamic_cast<ast::AtVar*>(e)) var->address_of = true;
   return e;
+}
+
+bool Parser::at_autocast_component() const {
+  return autocast_ && (at_op("->") || at_op("[") || is_pretty_mark(peek()));
+}
+
+// The components after a value that is not a target variable: stap's
+// autocast, typed in pass 3 from where the value came from.
+ast::Expr* Parser::parse_autocast(ast::Expr* operand, const Token& first, bool address_of) {
+  auto* cast = make<ast::Autocast>(first.loc);
+  cast->operand = operand;
+  cast->address_of = address_of;
+  cast->token = first.text;
+  parse_components(cast->components, cast->pretty);
+  return cast;
 }
 
 ast::Expr* Parser::parse_at_operator() {

@@ -23,11 +23,12 @@ const char kEmbeddedCodeError[] =
 }  // namespace
 
 Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-               bool guru_mode, StreamOrder* order)
+               bool guru_mode, StreamOrder* order, bool autocast)
     : tokens_(tokens),
       arena_(arena),
       diags_(diags),
       guru_mode_(guru_mode),
+      autocast_(autocast),
       order_(order) {}
 
 // ---------------------------------------------------------------- tokens
@@ -407,12 +408,12 @@ ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
-                                        bool guru_mode, StreamOrder* order) {
+                                        bool guru_mode, StreamOrder* order, bool autocast) {
   auto out = std::make_unique<ast::File>();
   out->name = file_name;
   out->id = file;
   if (tokens.empty()) return out;
-  parse_detail::Parser(tokens, arena, diags, guru_mode, order).parse_file(*out);
+  parse_detail::Parser(tokens, arena, diags, guru_mode, order, autocast).parse_file(*out);
   return out;
 }
 
@@ -433,7 +434,8 @@ std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
   // Tapset files may use the guru-only operators, as stap's may.
   bool is_tapset = sources.file(file).origin == FileOrigin::tapset;
   std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, local,
-                                                env.guru_mode || is_tapset, &order);
+                                                env.guru_mode || is_tapset, &order,
+                                                is_tapset || compare_versions(env.systemtap_v, "2.6") >= 0);
   out->is_tapset = is_tapset;
 
   const std::vector<Diagnostic>& found = local.all();

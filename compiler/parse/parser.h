@@ -24,12 +24,13 @@ namespace stap {
 // what could be parsed.  Without guru_mode (-g) @const and @kregister are
 // parse errors, as in stap.  order (see StreamOrder) gets, for each
 // diagnostic this adds to diags, the index of its token, and the junk
-// tokens' diagnostics the parser reaches.
+// tokens' diagnostics the parser reaches.  Without autocast (stap before
+// 2.6, --compatible=2.5) '&' and '->' take target variables only.
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
                                         bool guru_mode = false,
-                                        StreamOrder* order = nullptr);
+                                        StreamOrder* order = nullptr, bool autocast = true);
 
 
 // lex + preprocess + parse one file of the SourceManager; guru mode is

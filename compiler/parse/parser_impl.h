@@ -46,7 +46,7 @@ class Parser {
  public:
   // order: see parse_tokens().
   Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-         bool guru_mode, StreamOrder* order);
+         bool guru_mode, StreamOrder* order, bool autocast);
 
   void parse_file(ast::File& file);
 
@@ -181,6 +181,8 @@ class Parser {
   // ---- target variables and @-operators (parse_target.cpp)
   ast::Expr* parse_target_symbol();
   void parse_components(std::vector<ast::TargetComponent>& out, int& pretty);
+  bool at_autocast_component() const;
+  ast::Expr* parse_autocast(ast::Expr* operand, const Token& first, bool address_of);
   ast::Expr* parse_at_operator();
   ast::Expr* parse_cast();
   ast::Expr* parse_at_var();
@@ -205,6 +207,7 @@ class Parser {
   int depth_ = 0;
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
+  bool autocast_ = true;      // stap 2.6's: '->', '[', '&', '$' on any value
   bool base_hist_allowed_ = false;  // print(@hist_log(s)): see parse_print
   StreamOrder* order_ = nullptr;
   size_t error_at_ = SIZE_MAX;  // index of the token the last error blamed

@@ -84,6 +84,11 @@ class Printer : public ast::Visitor {
     out_ << ')';
     components(n.components, n.pretty);
   }
+  void visit(ast::Autocast& n) override {
+    if (n.address_of) out_ << '&';
+    operand(*n.operand);
+    components(n.components, n.pretty);
+  }
   void visit(ast::AtOp& n) override {
     out_ << '@' << n.op;
     if (n.operands.empty()) return;
