@@ -116,6 +116,9 @@ class Checker : public TraversingVisitor {
   void visit(AtOp& n) override;
   void visit(HistExpr& n) override;
   void visit(TargetSymbol& n) override;
+  void visit(CastExpr& n) override;
+  void visit(Autocast& n) override;
+  void check_guru_write(const Expr& n, const std::string& message);
 
  private:
   void check_globals();
@@ -178,7 +181,7 @@ void Checker::check_body(Node* code, const BodyContext& context, std::string nam
 bool Checker::check_lvalue(const Expr* target, SourceLoc op_loc, const std::string& op) {
   bool ok = dynamic_cast<const Symbol*>(target) || written_array(target) ||
             dynamic_cast<const TargetSymbol*>(target) || dynamic_cast<const CastExpr*>(target) ||
-            dynamic_cast<const AtVar*>(target);
+            dynamic_cast<const AtVar*>(target) || dynamic_cast<const Autocast*>(target);
   if (ok || !target) return true;
   Diagnostic d;
   d.category = "semantic error";
@@ -227,6 +230,23 @@ void Checker::visit(TargetSymbol& n) {
   if (!provider_rules(n, use) && use.written && !guru_ && context_->target_vars)
     diags_.semantic_error(n.loc, "write to target variable not permitted; need stap -g",
                           describe_expr(n));
+  TraversingVisitor::visit(n);
+}
+
+// @cast and autocast writes need guru mode, with stap's wording for each.
+void Checker::check_guru_write(const Expr& n, const std::string& message) {
+  if (written_target_ != &n) return;
+  written_target_ = nullptr;
+  if (!guru_) diags_.semantic_error(n.loc, message, describe_expr(n));
+}
+
+void Checker::visit(CastExpr& n) {
+  check_guru_write(n, "write to @cast context variable not permitted; need stap -g");
+  TraversingVisitor::visit(n);
+}
+
+void Checker::visit(Autocast& n) {
+  check_guru_write(n, "write not permitted; need stap -g");
   TraversingVisitor::visit(n);
 }
 

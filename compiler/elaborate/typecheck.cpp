@@ -44,6 +44,7 @@ class TypeChecker : public TraversingVisitor {
   void visit(Symbol& n) override;
   void visit(TargetSymbol& n) override;
   void visit(CastExpr& n) override;
+  void visit(Autocast& n) override;
   void visit(AtVar& n) override;
   void visit(AtOp& n) override;
   void visit(StatExpr& n) override;
@@ -458,6 +459,14 @@ void TypeChecker::visit(CastExpr& n) {
   n.type = target_type(n.type, n.pretty > 0);
 }
 
+// As in stap, the operand is a long (an address), whatever its type turns
+// out to be in pass 3.
+void TypeChecker::visit(Autocast& n) {
+  check(n.operand, Type::long_);
+  for (TargetComponent& c : n.components) check(c.index_expr, Type::long_);
+  n.type = target_type(n.type, n.pretty > 0);
+}
+
 void TypeChecker::visit(AtVar& n) {
   for (TargetComponent& c : n.components) check(c.index_expr, Type::long_);
   n.type = target_type(n.type, n.pretty > 0);
@@ -679,6 +688,7 @@ std::string describe_expr(const Expr& e) {
     return quoted("operator", h->linear ? "@hist_linear" : "@hist_log");
   if (dynamic_cast<const CastExpr*>(&e)) return quoted("operator", "@cast");
   if (dynamic_cast<const AtVar*>(&e)) return quoted("operator", "@var");
+  if (auto* a = dynamic_cast<const Autocast*>(&e)) return quoted("operator", a->token);
   if (auto* a = dynamic_cast<const AtOp*>(&e)) return quoted("operator", "@" + a->op);
   if (dynamic_cast<const InExpr*>(&e)) return "keyword";
   return "";

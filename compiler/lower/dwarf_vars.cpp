@@ -454,9 +454,12 @@ ir::Node* DwarfSiteBody::all_vars(ast::TargetSymbol& n) {
 
 namespace {
 
-// A kernel module's .ko is kernel code, not a user binary.
+// A kernel module's .ko is kernel code, not a user binary; nor are
+// "kernel<linux/sched.h>" and "<sys/un.h>", stap's header modules, whose
+// types this engine reads from the kernel's BTF (target_cast.cpp).
 bool names_user_binary(const std::string& module) {
-  if (module.ends_with(".ko")) return false;
+  if (module.ends_with(".ko") || module.starts_with("kernel<") || module.starts_with("<"))
+    return false;
   return module.find('/') != std::string::npos || module.ends_with(".so") ||
          module.find(".so.") != std::string::npos;
 }

@@ -4,6 +4,8 @@
 // derived probe.
 #include "lower/lower.h"
 
+#include <unordered_set>
+
 #include "ast/visitor.h"
 #include "elaborate/typecheck.h"
 #include "ir/key_codes.h"
@@ -73,6 +75,11 @@ void Lowerer::error(SourceLoc loc, std::string message, std::string token) {
     return;
   }
   diags_.semantic_error(loc, std::move(message), std::move(token));
+}
+
+void Lowerer::limitation(SourceLoc loc, std::string message, std::string token) {
+  if (options_.checking && !trial_) return;
+  error(loc, std::move(message), std::move(token));
 }
 
 void Lowerer::begin_trial() {
@@ -259,12 +266,22 @@ void Lowerer::lower_functions() {
     out_.functions.push_back(std::move(fn));
   }
   compute_function_facts();
-  for (size_t i = 0; i < program_.functions.size(); ++i) {
-    const ast::FunctionDecl* f = program_.functions[i];
-    ir::Function& fn = out_.functions[i];
+  // Callees first, so that a call's autocast knows what its callee
+  // returns (autocast.cpp).
+  std::vector<const ast::FunctionDecl*> order;
+  std::unordered_set<const ast::FunctionDecl*> placed;
+  std::function<void(const ast::FunctionDecl*)> place = [&](const ast::FunctionDecl* f) {
+    if (!placed.insert(f).second) return;
+    for (const ast::FunctionDecl* callee : facts(f).callees) place(callee);
+    order.push_back(f);
+  };
+  for (const ast::FunctionDecl* f : program_.functions) place(f);
+  for (const ast::FunctionDecl* f : order) {
+    ir::Function& fn = out_.functions[function_index(f)];
     fn.recursive = facts(f).recursive;
     BodyState state;
     state.in_function = true;
+    state.function = f;
     BodyContext no_probe(*this);  // a function reads no probe's context
     state.kind = &no_probe;
     // The context of a function is its caller's; rules are checked at the
@@ -299,7 +316,7 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
     std::string kind;
     for (const ast::ProbePointComponent& c : dp.point->components)
       kind += (kind.empty() ? "" : ".") + c.functor;
-    error(head.loc, "probe point kind '" + kind + "' is not supported yet by this engine",
+    limitation(head.loc, "probe point kind '" + kind + "' is not supported yet by this engine",
           "identifier '" + head.functor + "'");
     return;
   }
@@ -334,6 +351,8 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe&& probe, BodyContext&
   for (const ast::VarDecl* l : dp.decl->locals) state.slot_of.emplace(l, add_slot(probe.slots, l));
   body_ = &state;
   current_probe_ = &probe;
+  value_types_.exprs.clear();  // a body shared by derived probes types anew
+  value_types_.locals.clear();
   ir::Node* body = dp.decl->body ? stmt(dp.decl->body) : make(ir::Op::block);
   if (dp.point->condition) {
     // probe P if (cond): the body runs only when cond holds.
@@ -381,6 +400,8 @@ std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
 std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
   if (!body_) return std::nullopt;
   if (auto* c = dynamic_cast<const ast::CastExpr*>(e)) return cast_exists(*c);
+  if (auto* a = dynamic_cast<const ast::Autocast*>(e)) return autocast_exists(*a);
+  if (std::optional<bool> plain = untargeted_exists(e)) return plain;
   // @entry(e) exists where e does: a .return body reads its entry's $vars.
   if (auto* op = dynamic_cast<const ast::AtOp*>(e); op && op->op == "entry" && op->operands.size() == 1)
     return target_exists(op->operands[0]);

@@ -49,6 +49,10 @@ struct LowerOptions {
   // points and the tracepoints process probes run on.  Null: there are
   // none, and a probe that needs them is an error.
   kernel::TraceCatalog* trace_events = nullptr;
+  // Pass 2's check of the target expressions (-p2): what the engine does
+  // not support yet is not an error here (Lowerer::limitation), and the
+  // module is not kept.
+  bool checking = false;
 };
 
 // Returns false after reporting located errors; `out` is then incomplete.

@@ -92,7 +92,7 @@ ir::Node* Lowerer::assign(ast::AssignExpr& n, bool statement) {
   auto* base = idx ? dynamic_cast<ast::Symbol*>(idx->base) : nullptr;
   int g = base ? global_index(base->decl) : -1;
   if (g < 0) {
-    error(n.loc, "writing to this is not supported by this engine", describe_expr(*n.target));
+    limitation(n.loc, "writing to this is not supported by this engine", describe_expr(*n.target));
     return num(0);
   }
   return assign_element(n, *idx, g, op, statement);
@@ -109,6 +109,7 @@ ir::Node* Lowerer::assign_variable(ast::AssignExpr& n, ast::Symbol& sym, ir::Op 
     return add;
   }
   ir::Node* value = expr(n.value);
+  if (op == ir::Op::nop && !global) note_local_assign(sym.decl, *n.value);
   if (op != ir::Op::nop) {
     ir::Node* combined = make(op, t);
     combined->kids = {expr(&sym), value};

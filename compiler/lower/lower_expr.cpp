@@ -40,6 +40,7 @@ class ExprLowerer : public ast::Visitor {
   void visit(ast::TargetSymbol& n) override { result = l_.target(n); }
   void visit(ast::CastExpr& n) override { result = l_.cast_expr(n); }
   void visit(ast::AtVar& n) override { result = l_.at_var(n); }
+  void visit(ast::Autocast& n) override { result = l_.autocast(n); }
   void visit(ast::AtOp& n) override;
   void visit(ast::StatExpr& n) override;
   void visit(ast::HistExpr& n) override;
@@ -64,7 +65,7 @@ class ExprLowerer : public ast::Visitor {
 
  private:
   void unsupported(ast::Expr& n, const std::string& what) {
-    l_.error(n.loc, what + " is not supported yet by this engine", describe_expr(n));
+    l_.limitation(n.loc, what + " is not supported yet by this engine", describe_expr(n));
     result = l_.num(0);
   }
   ir::Node* binary(ir::Op op, ir::Type t, ast::Expr* a, ast::Expr* b) {
@@ -108,10 +109,14 @@ void ExprLowerer::visit(ast::AtOp& n) {
     std::optional<bool> known = l_.target_exists(n.operands[0]);
     if (known) {
       result = l_.expr(n.operands[*known ? 0 : 1]);
+      l_.note_same_type(n, *n.operands[*known ? 0 : 1]);
       return;
     }
   }
-  if (n.op == "entry" && (result = l_.at_entry(n))) return;
+  if (n.op == "entry" && (result = l_.at_entry(n))) {
+    l_.note_same_type(n, *n.operands[0]);
+    return;
+  }
   unsupported(n, "@" + n.op);
 }
 

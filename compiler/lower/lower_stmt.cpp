@@ -48,7 +48,10 @@ class StmtLowerer : public ast::Visitor {
   void visit(ast::ReturnStmt& n) override {
     result = l_.make(ir::Op::ret);
     result->loc = keyword_location(n);
-    if (n.value) result->kids.push_back(l_.expr(n.value));
+    if (n.value) {
+      result->kids.push_back(l_.expr(n.value));
+      l_.note_return(*n.value);
+    }
   }
   void visit(ast::DeleteStmt& n) override { result = l_.delete_stmt(n); }
   void visit(ast::JumpStmt& n) override {
@@ -68,6 +71,7 @@ class StmtLowerer : public ast::Visitor {
   void visit(ast::TargetSymbol&) override {}
   void visit(ast::CastExpr&) override {}
   void visit(ast::AtVar&) override {}
+  void visit(ast::Autocast&) override {}
   void visit(ast::AtOp&) override {}
   void visit(ast::StatExpr&) override {}
   void visit(ast::HistExpr&) override {}

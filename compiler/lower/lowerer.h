@@ -18,6 +18,7 @@
 //   dwarf_vars.cpp     DWARF variables at a site (process probes, kernel
 //                      functions placed from DWARF)
 //   registers.cpp      register(), u_register(), returnval(), saved registers
+//   autocast.cpp       autocasts, and the types values carry to them
 #pragma once
 
 #include <functional>
@@ -34,6 +35,7 @@
 #include "kernel/kernel_btf.h"
 #include "lower/body_context.h"
 #include "lower/lower.h"
+#include "lower/target_type.h"
 
 namespace stap::lower {
 
@@ -56,6 +58,7 @@ struct BodyState {
   std::vector<ir::Type>* slots = nullptr;
   std::unordered_map<const ast::VarDecl*, int> slot_of;
   bool in_function = false;
+  const ast::FunctionDecl* function = nullptr;  // whose body, in a function
   BodyContext* kind = nullptr;  // what differs by kind (never null while lowering)
 };
 
@@ -74,7 +77,32 @@ class TraceEvents;   // trace_events.h
 class KindLowering;  // kinds/kinds.h
 struct Place;        // target_path.h
 class TypePath;
-struct TType;        // target_type.h
+
+// The type a value carries for autocasts (autocast.cpp): the address of
+// an object of `type`, or a value of `type` (a pointer).  `origin` tells
+// types from different @cast modules apart, as stap does.
+struct ValueType {
+  TType type;
+  bool address = false;
+  std::string origin;
+  bool operator==(const ValueType& o) const;
+};
+
+struct ValueTypes {
+  // What every typed assignment (or return) agreed on; poisoned once two
+  // disagreed.
+  struct Merged {
+    std::optional<ValueType> type;
+    bool poisoned = false;
+  };
+  static void merge(std::optional<ValueType>& slot, bool& poisoned,
+                    const std::optional<ValueType>& t);
+  // Of the body being lowered: target expressions' values, its locals.
+  std::unordered_map<const ast::Expr*, ValueType> exprs;
+  std::unordered_map<const ast::VarDecl*, Merged> locals;
+  // Return types, kept across bodies.
+  std::unordered_map<const ast::FunctionDecl*, Merged> functions;
+};
 
 class Lowerer {
  public:
@@ -100,6 +128,9 @@ class Lowerer {
   uint32_t location(SourceLoc loc, const std::string& token);
   std::string where(SourceLoc loc) const { return format_loc(sources_, loc); }
   void error(SourceLoc loc, std::string message, std::string token = {});
+  // What this engine cannot do yet, where stap can: an error from pass 3
+  // on; pass 2 (LowerOptions::checking) lets it pass, as stap's would.
+  void limitation(SourceLoc loc, std::string message, std::string token = {});
   // A trial lowering (a probe that is dropped when it cannot be lowered):
   // from begin_trial() on, errors are kept, not reported; end_trial()
   // returns the first (an empty message when there was none).
@@ -185,6 +216,23 @@ class Lowerer {
   std::optional<TType> cast_type(const ast::CastExpr& n, bool quiet);
   ir::Node* at_var(ast::AtVar& n);
 
+  // ---- autocasts and value types (autocast.cpp)
+  ir::Node* autocast(ast::Autocast& n);
+  std::optional<bool> autocast_exists(const ast::Autocast& n);
+  // @defined of an expression naming no target: true; else nullopt.
+  std::optional<bool> untargeted_exists(const ast::Expr* e);
+  std::optional<ValueType> value_type(const ast::Expr& e);
+  std::optional<ValueType> builtin_type(const ast::CallExpr& c);
+  // A target path's result (finish_path), a value standing for another
+  // (@entry, @choose_defined), a local's "=", a function's return.
+  void note_path_type(const ast::Expr& n, const Place& p, bool address_of);
+  void note_same_type(const ast::Expr& n, const ast::Expr& from);
+  void note_local_assign(const ast::VarDecl* local, const ast::Expr& value);
+  void note_return(const ast::Expr& value);
+  // `out` unchanged, or 0 after an error when it reads a process's memory
+  // in a probe that has no probed process (begin, end, timers).
+  ir::Node* refuse_process_read(const ast::Expr& n, ir::Node* out);
+
   // ---- entry values (entry_values.cpp)
   // @entry(e) in a .return body; null elsewhere.
   ir::Node* at_entry(ast::AtOp& n);
@@ -240,6 +288,8 @@ class Lowerer {
     ir::Node* value;
   };
   std::vector<EntrySave> entry_saves_;
+  ValueTypes value_types_;
+  std::string type_origin(const ast::Expr& n);
   int quoted_string_fn_ = -1;
   int quoted_user_string_fn_ = -1;
   int quoted_char_fn_ = -1;

@@ -13,6 +13,22 @@ namespace stap::lower {
 
 // The type @cast names, or nothing (after an error unless quiet).
 std::optional<TType> Lowerer::cast_type(const ast::CastExpr& n, bool quiet) {
+  if (n.module.find(':') != std::string::npos) {
+    // "foo:kernel:bar": the first of the modules that has the type, as stap
+    // searches them.
+    ast::CastExpr one = n;
+    for (size_t start = 0; start <= n.module.size();) {
+      size_t end = std::min(n.module.find(':', start), n.module.size());
+      one.module = n.module.substr(start, end - start);
+      if (!one.module.empty())
+        if (std::optional<TType> t = cast_type(one, true)) return t;
+      start = end + 1;
+    }
+    if (!quiet)
+      error(n.loc, "type definition '" + n.type_name + "' not found in '" + n.module + "'",
+            describe_expr(n));
+    return std::nullopt;
+  }
   // A user binary's type, or (no module) the probed binary's in a process
   // probe, as stap defaults to the probe's module.
   // Not found there (no module named): the kernel's.
@@ -73,25 +89,25 @@ std::vector<ast::TargetComponent> step_leading_index(Lowerer& l, const TType& ty
 }  // namespace
 
 ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
-  std::string token = describe_expr(n);
-  bool user_probe = body_ && body_->context == ir::Context::user && !body_->in_function;
   std::optional<TType> type = cast_type(n, false);
   if (!type) return num(0);
   Place p{*type, nullptr, expr(n.operand)};
   std::vector<ast::TargetComponent> comps = step_leading_index(*this, *type, p.address, n.components);
-  ir::Node* out = finish_path(*this, n, p, comps, n.address_of, n.pretty, false);
-  // &@cast(0, "T")->m and &@cast(0, "T")[1] are offsets and sizes
-  // (tapsets/sizeof.stpm, offsetof.stpm), and kernel memory is read on
-  // request (loader/interp/kernel_memory.h); a user binary's type is read
-  // from the probed process, which these probes have not.
-  if (user_probe && reads_user_memory(out)) {
-    error(n.loc, "@cast of a user-space type reads the probed process's memory, which this "
-                 "probe has not: it runs in the runtime (begin, end and timer.s/ms probes do); "
-                 "read it from a process probe",
-          token);
-    return num(0);
-  }
-  return out;
+  return refuse_process_read(n, finish_path(*this, n, p, comps, n.address_of, n.pretty, false));
+}
+
+// &@cast(0, "T")->m and &@cast(0, "T")[1] are offsets and sizes
+// (tapsets/sizeof.stpm, offsetof.stpm), and kernel memory is read on
+// request (loader/interp/kernel_memory.h); a user binary's type is read
+// from the probed process, which these probes have not.
+ir::Node* Lowerer::refuse_process_read(const ast::Expr& n, ir::Node* out) {
+  bool user_probe = body_ && body_->context == ir::Context::user && !body_->in_function;
+  if (!user_probe || !reads_user_memory(out)) return out;
+  error(n.loc, "@cast of a user-space type reads the probed process's memory, which this "
+               "probe has not: it runs in the runtime (begin, end and timer.s/ms probes do); "
+               "read it from a process probe",
+        describe_expr(n));
+  return num(0);
 }
 
 std::optional<bool> Lowerer::cast_exists(const ast::CastExpr& n) {

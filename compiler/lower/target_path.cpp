@@ -277,6 +277,7 @@ ir::Node* finish_path(Lowerer& l, const ast::Expr& n, Place p,
   if (pretty) return l.pretty_place(path, p, pretty > 1);
   ir::Node* v = address_of ? path.address(p) : path.value(p);
   if (!v) return l.num(0);
+  l.note_path_type(n, p, address_of);
   return l.checked_long(v, n, any_type);
 }
 
