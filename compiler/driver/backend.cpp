@@ -59,6 +59,7 @@ bool lower_pass(const Program& program, const BackendConfig& config, const Sourc
   options.limits = config.limits;
   options.script_name = config.script_name;
   options.kernel_hz = config.kernel_hz;
+  options.checking = config.checking;
   // The kernel facts pass 3 reads: the running kernel's, as pass 2's.
   options.btf = running_kernel_btf_if_loaded;
   options.trace_events = &kernel::running_trace_catalog();

@@ -28,6 +28,7 @@ struct BackendConfig {
   int64_t kernel_hz = 0;                      // CONFIG_HZ, 0 = unknown
   std::vector<std::string> global_settings;   // -G VAR=VALUE
   bool timing = false;                        // -t: probes keep their hit counts and times
+  bool checking = false;                      // pass 2's check (LowerOptions::checking)
 };
 
 // Pass 3: lowers `program` into `out`; false after reporting errors into

@@ -289,6 +289,19 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
         << plural(program.globals.size(), "global", "globals") << " " << timer.report()
         << "\n";
   if (o.last_pass == 2) {
+    // stap's pass 2 also types every target expression ($var->field,
+    // @cast, autocasts): lowering checks them here, lets pass what only
+    // this engine lacks (pass 3 says so), and its output is dropped.
+    ir::Module checked;
+    BackendConfig config;
+    config.script_name = o.script_name;
+    config.checking = true;
+    if (!lower_pass(program, config, fe.sources(), diags, checked)) {
+      diags.flush(err);
+      err << "Pass 2: analysis failed.  [man error::pass2]\n";
+      return 1;
+    }
+    diags.flush(err);
     print_program(program, out, o.verbosity(2));
     return 0;
   }

@@ -157,11 +157,11 @@ void Lowerer::check_builtin_context(const ast::CallExpr& n, const Builtin& b) {
   if (body_->in_function) return;
   std::string token = "identifier '" + n.name + "'";
   if (user_only(b) && body_->context == ir::Context::kernel)
-    error(n.loc, "'" + n.name + "' needs user context" +
+    limitation(n.loc, "'" + n.name + "' needs user context" +
                      (b.context == BuiltinContext::user ? "" : " in this engine (not yet in BPF)") +
                      ": call it from " + kUserProbes, token);
   if (b.context == BuiltinContext::kernel && body_->context == ir::Context::user)
-    error(n.loc, "'" + n.name + "' needs a kernel probe context, which " + kUserProbes +
+    limitation(n.loc, "'" + n.name + "' needs a kernel probe context, which " + kUserProbes +
                      " does not have: call it from a kernel.trace probe", token);
 }
 

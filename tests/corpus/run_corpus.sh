@@ -62,7 +62,10 @@ for suite in "${suites[@]}"; do
     if [ $expect = ok ]; then
       [ $rc = 0 ] && ok=1
     else
-      [ $rc -ge 1 ] && [ $rc -lt 124 ] && ! grep -qi 'internal error' <<< "$out" && ok=1
+      # stap's own "internal error: @entry is only valid in .return
+      # probes" is a refusal it words so; any other is an engine bug.
+      [ $rc -ge 1 ] && [ $rc -lt 124 ] &&
+        ! grep -i 'internal error' <<< "$out" | grep -qv '@entry is only valid' && ok=1
     fi
     if [ $ok = 1 ]; then
       pass=$((pass + 1))

@@ -117,7 +117,7 @@ void PerfLowering::lower(const DerivedProbe& dp) {
     return;
   }
   if (const ast::ProbePointComponent* c = component(point, "counter")) {
-    l_.error(c->loc,
+    l_.limitation(c->loc,
              "perf probes with .counter are not supported yet by this engine: sample the event "
              "and count in the body",
              "identifier 'counter'");

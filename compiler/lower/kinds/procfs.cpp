@@ -74,7 +74,7 @@ class ProcfsLowering : public KindLowering {
     auto [it, first] = directions_.try_emplace(spec.path, spec.write);
     if (first) return true;
     if (it->second != spec.write) {
-      l_.error(loc,
+      l_.limitation(loc,
                "both read and write procfs probes cannot exist for the same procfs path \"" +
                    spec.path + "\" in the bpf runtime (a FIFO carries data one way)",
                "identifier 'procfs'");

@@ -156,7 +156,7 @@ ir::Node* TraceEventBody::syscall_read(ir::Node* read, const tracefs::Field& f,
   }
   if (!syscall_raw_) {
     if (from_entry) {
-      l_.error(n.loc,
+      l_.limitation(n.loc,
             "entry argument '" + n.name + "' of " + call_name(owner.name) +
                 " cannot be read in its return probe: this engine does not know the call's "
                 "number (it is newer than the engine's syscall table)",

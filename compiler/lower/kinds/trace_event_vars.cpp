@@ -136,7 +136,7 @@ ir::Node* TraceEventBody::field_read(const tracefs::Field& f, const ast::TargetS
     read->c = f.is_signed ? 1 : 0;
     return read;
   }
-  l_.error(n.loc, "field '" + n.name + "' (" + describe_field(f) +
+  l_.limitation(n.loc, "field '" + n.name + "' (" + describe_field(f) +
                    ") cannot be read as a whole: index an element of a fixed array ($" + f.name +
                    "[0]); variable-length arrays are not supported yet",
         token);

@@ -219,7 +219,7 @@ ir::Node* UprobeBody::mark_argument(const debuginfo::SdtMark& mark, size_t argno
   }
   const debuginfo::SdtOperand& op = mark.args[argno - 1];
   if (!op.symbol.empty()) {
-    l_.error(n.loc, "mark argument " + std::to_string(argno) + " (" + op.text +
+    l_.limitation(n.loc, "mark argument " + std::to_string(argno) + " (" + op.text +
                      ") refers to a symbol, which this engine does not read yet", token);
     return l_.num(0);
   }

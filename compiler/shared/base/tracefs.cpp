@@ -137,13 +137,20 @@ bool parse_declaration(std::string_view decl, Field& out) {
   decl = trim(decl);
   static constexpr std::string_view kDataLoc = "__data_loc ";
   if (decl.starts_with(kDataLoc)) {
-    // "__data_loc char[] name"
+    // "__data_loc char[] name", or "__data_loc cpumask_t mask" (a
+    // dynamic field whose type is no array: its bytes are one value).
     out.is_data_loc = true;
     decl.remove_prefix(kDataLoc.size());
     size_t brackets = decl.find("[]");
-    if (brackets == std::string_view::npos) return false;
-    out.element_type = std::string(trim(decl.substr(0, brackets)));
-    out.name = std::string(trim(decl.substr(brackets + 2)));
+    if (brackets == std::string_view::npos) {
+      size_t space = decl.find_last_of(" \t");
+      if (space == std::string_view::npos) return false;
+      out.element_type = std::string(trim(decl.substr(0, space)));
+      out.name = std::string(trim(decl.substr(space + 1)));
+    } else {
+      out.element_type = std::string(trim(decl.substr(0, brackets)));
+      out.name = std::string(trim(decl.substr(brackets + 2)));
+    }
     out.type = "__data_loc " + out.element_type + "[]";
     out.is_string = is_char_type(out.element_type);
     return !out.name.empty();
