@@ -108,6 +108,14 @@ struct Autocast : Expr {
   STAP_VISITABLE
 };
 
+// %{ code %} as a value (guru mode and tapsets): kept through passes 1
+// and 2 as stap keeps it; pass 3 refuses it, as BPF cannot run C.  A
+// "/* string */" in the code makes it a string, as in stap.
+struct EmbeddedExpr : Expr {
+  std::string code;
+  STAP_VISITABLE
+};
+
 struct AtVar : Expr {
   std::string name;    // "jiffies", "x@file.c"
   std::string module;  // empty when not given
@@ -360,7 +368,10 @@ struct FunctionDecl : Node {
   bool return_type_declared = false;
   bool is_private = false;
   Block* body = nullptr;            // null for builtins
-  bool embedded_c = false;          // body was %{ %}: rejected by the parser
+  // A body of embedded C (%{ %}): parsed and typed as stap does, refused
+  // in pass 3 where a call reaches it.
+  bool embedded_c = false;
+  std::string embedded_code;
   // elaborate: parameter and local declarations.
   std::vector<VarDecl*> param_decls;
   std::vector<VarDecl*> locals;
@@ -380,6 +391,12 @@ struct File {
   std::vector<FunctionDecl*> functions;
   std::vector<ProbeDecl*> probes;
   std::vector<AliasDecl*> aliases;
+  // Top-level %{ %} blocks (C declarations for embedded code).
+  struct EmbeddedBlock {
+    std::string code;
+    SourceLoc loc;
+  };
+  std::vector<EmbeddedBlock> embedded_blocks;
 };
 
 // ---------------------------------------------------------------- arena

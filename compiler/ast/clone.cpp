@@ -51,6 +51,7 @@ class Cloner : public Visitor {
     c->operand = expr(n.operand);
     components(c->components);
   }
+  void visit(EmbeddedExpr& n) override { copy(n); }
   void visit(AtOp& n) override { exprs(copy(n)->operands); }
   void visit(StatExpr& n) override {
     StatExpr* c = copy(n);

@@ -9,7 +9,7 @@ namespace stap::ast {
 
 #define STAP_NODE_TYPES(X)                                                  \
   X(NumberLit) X(StringLit) X(Symbol) X(TargetSymbol) X(CastExpr) X(AtVar) \
-  X(Autocast) X(AtOp) X(StatExpr) X(HistExpr) X(UnaryExpr) X(BinaryExpr)   \
+  X(Autocast) X(EmbeddedExpr) X(AtOp) X(StatExpr) X(HistExpr) X(UnaryExpr) X(BinaryExpr)   \
   X(TernaryExpr) X(AssignExpr) X(ArrayIndex) X(InExpr) X(CallExpr) X(Block) X(ExprStmt)    \
   X(NullStmt) X(IfStmt) X(ForStmt) X(ForeachStmt) X(ReturnStmt)             \
   X(DeleteStmt) X(JumpStmt) X(TryStmt)
@@ -29,6 +29,7 @@ struct TraversingVisitor : Visitor {
   void visit(CastExpr& n) override;
   void visit(AtVar& n) override;
   void visit(Autocast& n) override;
+  void visit(EmbeddedExpr&) override {}
   void visit(AtOp& n) override;
   void visit(StatExpr& n) override;
   void visit(HistExpr& n) override;

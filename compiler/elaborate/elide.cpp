@@ -47,6 +47,10 @@ class Purity : public TraversingVisitor {
     if (!call_pure(n)) impure_ = true;
     TraversingVisitor::visit(n);
   }
+  // Embedded C is pure only where it says so, as in stap.
+  void visit(EmbeddedExpr& n) override {
+    if (!says_pure(n.code)) impure_ = true;
+  }
   void visit(DeleteStmt&) override { impure_ = true; }
   void visit(JumpStmt& n) override {
     if (n.kind == JumpStmt::Kind::next) impure_ = true;
@@ -64,6 +68,9 @@ class Purity : public TraversingVisitor {
     locals_ok_ = saved_locals;
     return result;
   }
+  static bool says_pure(const std::string& code) {
+    return code.find("/* pure */") != std::string::npos;
+  }
   static bool writes_local(const Expr* target) {
     auto* s = dynamic_cast<const Symbol*>(target);
     return s && is_local(s->decl);
@@ -73,6 +80,7 @@ class Purity : public TraversingVisitor {
       const Builtin* b = find_builtin(n.name, n.args.size());
       return b && b->pure;
     }
+    if (n.decl->embedded_c) return says_pure(n.decl->embedded_code);
     auto it = functions_.find(n.decl);
     if (it != functions_.end()) return it->second;
     functions_[n.decl] = false;  // recursion: assume the worst meanwhile

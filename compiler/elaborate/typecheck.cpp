@@ -45,6 +45,9 @@ class TypeChecker : public TraversingVisitor {
   void visit(TargetSymbol& n) override;
   void visit(CastExpr& n) override;
   void visit(Autocast& n) override;
+  void visit(EmbeddedExpr& n) override {
+    n.type = n.code.find("/* string */") != std::string::npos ? Type::string : Type::long_;
+  }
   void visit(AtVar& n) override;
   void visit(AtOp& n) override;
   void visit(StatExpr& n) override;
@@ -689,6 +692,7 @@ std::string describe_expr(const Expr& e) {
   if (dynamic_cast<const CastExpr*>(&e)) return quoted("operator", "@cast");
   if (dynamic_cast<const AtVar*>(&e)) return quoted("operator", "@var");
   if (auto* a = dynamic_cast<const Autocast*>(&e)) return quoted("operator", a->token);
+  if (dynamic_cast<const EmbeddedExpr*>(&e)) return "embedded-code";
   if (auto* a = dynamic_cast<const AtOp*>(&e)) return quoted("operator", "@" + a->op);
   if (dynamic_cast<const InExpr*>(&e)) return "keyword";
   return "";

@@ -291,6 +291,11 @@ void Lowerer::lower_functions() {
     for (const ast::VarDecl* p : f->param_decls) state.slot_of.emplace(p, add_slot(fn.slots, p));
     for (const ast::VarDecl* l : f->locals) state.slot_of.emplace(l, add_slot(fn.slots, l));
     body_ = &state;
+    if (f->embedded_c)
+      limitation(f->loc,
+                 "function '" + f->name + "' has an embedded-C body (%{ %}), which cannot run "
+                 "on BPF: write its body in the script language",
+                 "identifier '" + f->name + "'");
     fn.body = f->body ? stmt(f->body) : make(ir::Op::block);
     body_ = nullptr;
   }
@@ -439,6 +444,12 @@ bool Lowerer::run() {
   out_.limits = options_.limits;
   lower_globals();
   collect_histograms();
+  // The user's top-level C (a tapset's serves only its embedded functions,
+  // refused where called).
+  for (const auto& file : program_.files)
+    if (!file->is_tapset)
+      for (const ast::File::EmbeddedBlock& b : file->embedded_blocks)
+        limitation(b.loc, "embedded C (%{ %}) cannot run on BPF: remove it", "embedded-code");
   lower_functions();
   for (const DerivedProbe& dp : program_.probes) lower_probe(dp);
   if (diags_.error_count() != errors) return false;

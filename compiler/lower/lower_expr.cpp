@@ -41,6 +41,11 @@ class ExprLowerer : public ast::Visitor {
   void visit(ast::CastExpr& n) override { result = l_.cast_expr(n); }
   void visit(ast::AtVar& n) override { result = l_.at_var(n); }
   void visit(ast::Autocast& n) override { result = l_.autocast(n); }
+  void visit(ast::EmbeddedExpr& n) override {
+    l_.limitation(n.loc, "embedded C (%{ %}) cannot run on BPF: write the value in the script "
+                  "language", describe_expr(n));
+    result = l_.num(0);
+  }
   void visit(ast::AtOp& n) override;
   void visit(ast::StatExpr& n) override;
   void visit(ast::HistExpr& n) override;

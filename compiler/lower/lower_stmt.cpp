@@ -72,6 +72,7 @@ class StmtLowerer : public ast::Visitor {
   void visit(ast::CastExpr&) override {}
   void visit(ast::AtVar&) override {}
   void visit(ast::Autocast&) override {}
+  void visit(ast::EmbeddedExpr&) override {}
   void visit(ast::AtOp&) override {}
   void visit(ast::StatExpr&) override {}
   void visit(ast::HistExpr&) override {}

@@ -220,9 +220,12 @@ ast::Expr* Parser::parse_primary() {
       if (t.text[0] == '$') return parse_target_symbol();
       if (t.text[0] == '@') return parse_at_operator();
       return parse_identifier_expr();
-    case TokenKind::embedded_code:
-      fail_here("embedded C code (%{ ... %}) is not supported by the BPF runtime; "
-                "write it in the script language instead");
+    case TokenKind::embedded_code: {
+      if (!guru_mode_) fail_here("embedded expression code in unprivileged script; need stap -g");
+      auto* e = make<ast::EmbeddedExpr>(t.loc);
+      e->code = advance().text;
+      return e;
+    }
     case TokenKind::op:
       if (t.text == "@") fail_here("unknown operator @");  // an @name without the name
       if (t.text == "(") {

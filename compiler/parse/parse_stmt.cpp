@@ -33,12 +33,6 @@ ast::Stmt* Parser::parse_statement_body() {
     advance();
     return make<ast::NullStmt>(t.loc);
   }
-  if (t.kind == TokenKind::embedded_code) {
-    report(t, "embedded C code (%{ ... %}) is not supported by the BPF runtime; "
-              "write it in the script language instead");
-    advance();
-    return make<ast::NullStmt>(t.loc);
-  }
   if (t.kind == TokenKind::keyword) {
     if (t.text == "if") return parse_if();
     if (t.text == "while") return parse_while();

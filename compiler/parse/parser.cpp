@@ -16,9 +16,8 @@ namespace parse_detail {
 
 namespace {
 
-const char kEmbeddedCodeError[] =
-    "embedded C code (%{ ... %}) is not supported by the BPF runtime; "
-    "write it in the script language instead";
+// stap's wording; guru mode (-g) and tapsets may embed C.
+const char kEmbeddedCodeError[] = "embedded code in unprivileged script; need stap -g";
 
 }  // namespace
 
@@ -208,7 +207,8 @@ void Parser::parse_declaration(ast::File& file) {
   in_function_ = false;
   const Token& t = peek();
   if (t.kind == TokenKind::embedded_code) {
-    report(t, kEmbeddedCodeError);
+    if (!guru_mode_) report(t, kEmbeddedCodeError);
+    file.embedded_blocks.push_back({t.text, t.loc});
     advance();
   } else if (accept_keyword("probe")) {
     parse_probe(file);
@@ -317,10 +317,10 @@ void Parser::parse_function(ast::File& file, bool is_private) {
                 param.type_declared ? AtEof::unexpected : AtEof::blame_previous);
   }
   if (peek().kind == TokenKind::embedded_code) {
-    // Keep the declaration so calls to it do not cascade into more errors.
-    report(peek(), kEmbeddedCodeError);
-    advance();
+    // Kept without -g too, so calls to it do not cascade into more errors.
+    if (!guru_mode_) report(peek(), kEmbeddedCodeError);
     fn->embedded_c = true;
+    fn->embedded_code = advance().text;
   } else {
     in_function_ = true;
     fn->body = parse_block();

@@ -89,6 +89,7 @@ class Printer : public ast::Visitor {
     operand(*n.operand);
     components(n.components, n.pretty);
   }
+  void visit(ast::EmbeddedExpr& n) override { out_ << "%{" << n.code << "%}"; }
   void visit(ast::AtOp& n) override {
     out_ << '@' << n.op;
     if (n.operands.empty()) return;
@@ -318,7 +319,7 @@ void print_function(const ast::FunctionDecl& fn, std::ostream& out) {
   }
   out << ")\n";
   if (fn.body) print_stmt(*fn.body, out);
-  else out << "%{ %}";  // embedded C, already rejected by the parser
+  else out << "%{" << fn.embedded_code << "%}";
   out << '\n';
 }
 
@@ -338,6 +339,7 @@ void print_global(const ast::VarDecl& var, std::ostream& out) {
 // The driver prints "# parse tree dump" once before the files.
 void print_file(const ast::File& file, std::ostream& out) {
   out << "# file " << file.name << '\n';
+  for (const ast::File::EmbeddedBlock& b : file.embedded_blocks) out << "%{" << b.code << "%}\n";
   for (const ast::VarDecl* v : file.globals) print_global(*v, out);
   for (const ast::AliasDecl* a : file.aliases) print_alias(*a, out);
   for (const ast::ProbeDecl* p : file.probes) print_probe(*p, out);

@@ -98,22 +98,33 @@ TEST_CASE("parser: function errors", "[parser]") {
         "                           ^\n\n");
 }
 
-TEST_CASE("parser: embedded C is a located error, parsing goes on", "[parser]") {
+TEST_CASE("parser: embedded C without -g is a located error, parsing goes on", "[parser]") {
   Parsed p("function f() %{ return 1; %}\n%{ #include <x.h> %}\n"
            "probe begin { %{ x %} y = }\nfunction g() { return 2 }");
-  CHECK(p.diags.error_count() == 4);
+  // The expression's error ends its probe, as stap's does.
+  CHECK(p.diags.error_count() == 3);
   std::string out = p.errors();
-  CHECK(out.find("parse error: embedded C code (%{ ... %}) is not supported by the BPF runtime; "
-                 "write it in the script language instead\n"
+  CHECK(out.find("parse error: embedded code in unprivileged script; need stap -g\n"
                  "        saw: embedded-code at <input>:1:14\n") != std::string::npos);
+  CHECK(out.find("embedded expression code in unprivileged script; need stap -g") !=
+        std::string::npos);
   CHECK(out.find("embedded-code at <input>:2:1") != std::string::npos);
   CHECK(out.find("embedded-code at <input>:3:15") != std::string::npos);
-  CHECK(out.find("expected literal string or number\n        saw: operator '}' at <input>:3:27") !=
-        std::string::npos);
   REQUIRE(p.file->functions.size() == 2);
   CHECK(p.file->functions[0]->embedded_c);
   CHECK(p.file->functions[0]->body == nullptr);
   CHECK(p.file->functions[1]->name == "g");
+}
+
+TEST_CASE("parser: embedded C in guru mode is kept", "[parser]") {
+  Parsed p("%{ #include <x.h> %}\nfunction f:long () %{ /* pure */ STAP_RETVALUE = 1; %}\n"
+           "probe begin { x = %{ 42 %} }", false, "<input>", true);
+  CHECK(p.diags.error_count() == 0);
+  REQUIRE(p.file->embedded_blocks.size() == 1);
+  CHECK(p.file->embedded_blocks[0].code == " #include <x.h> ");
+  REQUIRE(p.file->functions.size() == 1);
+  CHECK(p.file->functions[0]->embedded_c);
+  CHECK(p.file->functions[0]->embedded_code == " /* pure */ STAP_RETVALUE = 1; ");
 }
 
 // ---------------------------------------------------------------- probes
