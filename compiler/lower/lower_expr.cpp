@@ -118,6 +118,10 @@ void ExprLowerer::visit(ast::AtOp& n) {
       return;
     }
   }
+  if ((n.op == "kderef" || n.op == "uderef") && n.operands.size() == 2) {
+    result = l_.deref(n);
+    return;
+  }
   if (n.op == "entry" && (result = l_.at_entry(n))) {
     l_.note_same_type(n, *n.operands[0]);
     return;

@@ -231,7 +231,10 @@ class Lowerer {
   void note_return(const ast::Expr& value);
   // `out` unchanged, or 0 after an error when it reads a process's memory
   // in a probe that has no probed process (begin, end, timers).
-  ir::Node* refuse_process_read(const ast::Expr& n, ir::Node* out);
+  ir::Node* refuse_process_read(const ast::Expr& n, ir::Node* out,
+                                const std::string& what = "@cast of a user-space type");
+  // @kderef(SIZE, ADDR), @uderef(SIZE, ADDR)
+  ir::Node* deref(ast::AtOp& n);
 
   // ---- entry values (entry_values.cpp)
   // @entry(e) in a .return body; null elsewhere.

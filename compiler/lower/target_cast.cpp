@@ -100,10 +100,10 @@ ir::Node* Lowerer::cast_expr(ast::CastExpr& n) {
 // (tapsets/sizeof.stpm, offsetof.stpm), and kernel memory is read on
 // request (loader/interp/kernel_memory.h); a user binary's type is read
 // from the probed process, which these probes have not.
-ir::Node* Lowerer::refuse_process_read(const ast::Expr& n, ir::Node* out) {
+ir::Node* Lowerer::refuse_process_read(const ast::Expr& n, ir::Node* out, const std::string& what) {
   bool user_probe = body_ && body_->context == ir::Context::user && !body_->in_function;
   if (!user_probe || !reads_user_memory(out)) return out;
-  error(n.loc, "@cast of a user-space type reads the probed process's memory, which this "
+  error(n.loc, what + " reads the probed process's memory, which this "
                "probe has not: it runs in the runtime (begin, end and timer.s/ms probes do); "
                "read it from a process probe",
         describe_expr(n));
@@ -137,6 +137,23 @@ ir::Node* Lowerer::at_var(ast::AtVar& n) {
         "types of functions and per-CPU variables only, not of kernel globals, and " + why,
         describe_expr(n));
   return num(0);
+}
+
+// @kderef(SIZE, ADDR), @uderef(SIZE, ADDR): SIZE bytes at ADDR, unsigned.
+ir::Node* Lowerer::deref(ast::AtOp& n) {
+  auto* size = dynamic_cast<const ast::NumberLit*>(n.operands[0]);
+  int64_t bytes = size ? size->value : 0;
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) {
+    error(n.loc, "unsupported @" + n.op + " size " + std::to_string(bytes) +
+                     ": 1, 2, 4 or 8 bytes", describe_expr(n));
+    return num(0);
+  }
+  ir::Node* read = make(n.op == "uderef" ? ir::Op::uread : ir::Op::kread, ir::Type::long_);
+  read->kids = {expr(n.operands[1])};
+  read->b = bytes;
+  read->c = 0;  // unsigned, as stap reads it
+  read->loc = location(n);
+  return refuse_process_read(n, read, "@uderef");
 }
 
 }  // namespace stap::lower

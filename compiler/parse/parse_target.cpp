@@ -148,6 +148,18 @@ ast::Expr* Parser::parse_at_operator() {
   }
   if (name == "@const" || name == "@kregister" || name == "@uregister")
     return parse_guru_op();
+  if (name == "@kderef" || name == "@uderef") return parse_deref();
+  if (name == "@perf") {
+    // @perf("name"): the value of a perf counter a probe names.
+    auto* op = make<ast::AtOp>(advance().loc);
+    op->op = "perf";
+    expect_op("(", AtEof::blame_previous);
+    ast::StringLit* counter = parse_string(kExpectedString);
+    if (counter->value.empty()) fail(peek(), "expected non-empty string");
+    op->operands.push_back(counter);
+    expect_op(")");
+    return op;
+  }
   if (name == "@entry" || name == "@defined" || name == "@probewrite")
     return parse_at_op(name, 1, 1);
   if (name == "@choose_defined") return parse_at_op(name, 2, 2);
@@ -228,6 +240,21 @@ ast::Expr* Parser::parse_guru_op() {
   expect_op("(", AtEof::blame_previous);
   if (op->op == "const") op->operands.push_back(parse_string(kExpectedString));
   else op->operands.push_back(parse_number_literal());
+  expect_op(")");
+  return op;
+}
+
+// @kderef(SIZE, ADDR) (guru) and @uderef(SIZE, ADDR): SIZE bytes of
+// kernel or user memory at ADDR; SIZE is a literal, as in stap.
+ast::Expr* Parser::parse_deref() {
+  const Token& t = peek();
+  auto* op = make<ast::AtOp>(advance().loc);
+  op->op = t.text.substr(1);
+  if (op->op == "kderef") require_guru(t);
+  expect_op("(", AtEof::blame_previous);
+  op->operands.push_back(parse_number_literal());
+  expect_op(",");
+  op->operands.push_back(parse_expr());
   expect_op(")");
   return op;
 }

@@ -190,7 +190,8 @@ class Parser {
   ast::Expr* parse_hist(bool linear);
   ast::NumberLit* parse_number_literal();
   ast::Expr* parse_at_op(const std::string& name, size_t min_args, size_t max_args);
-  ast::Expr* parse_guru_op();  // @const, @kregister, @uregister
+  ast::Expr* parse_guru_op();
+  ast::Expr* parse_deref();  // @const, @kregister, @uregister
   ast::Expr* parse_address_of();
 
   template <typename T>
