@@ -170,6 +170,7 @@ std::string cache_key(const CacheInputs& in) {
   key.flag("timing", in.timing);
   key.field("kernel", in.kernel_release);
   key.field("compatible", in.compatible);
+  key.field("prologue-searching", in.prologue_searching);
   if (!in.target_program.empty()) key.field("target-program", in.target_program);
   return key.hex();
 }

@@ -51,6 +51,7 @@ struct CacheInputs {
   std::vector<std::string> global_settings;  // -G
   std::string kernel_release;
   std::string compatible;  // systemtap_v: --compatible changes what %( %) keeps
+  std::string prologue_searching;  // where process .function probes go
   // A bare process.function's program comes from -c/-x (Program::
   // target_program), so objects differ by it.
   std::string target_program;

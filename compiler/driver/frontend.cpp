@@ -42,7 +42,10 @@ bool Frontend::elaborate() {
 }
 
 std::string default_tapset_dir() {
+  // This engine's own variable first, so that a SYSTEMTAP_TAPSET kept for
+  // SystemTap's tapsets (embedded C) can be overridden.
   if (const char* env = std::getenv("STAP_BPF_TAPSETS")) return env;
+  if (const char* env = std::getenv("SYSTEMTAP_TAPSET")) return env;
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);

@@ -35,6 +35,7 @@ enum LongOnly {
   opt_dump_probe_types,
   opt_dump_probe_aliases,
   opt_compatible,
+  opt_prologue_searching,
   opt_unsupported,  // a real stap option this engine has no use for
 };
 
@@ -46,7 +47,7 @@ const char* const kUnsupportedLong[] = {
     "skip-badvars", "use-server", "list-servers", "trust-servers",
     "use-server-on-error", "remote", "remote-prefix", "tmpdir",
     "download-debuginfo", "dump-functions", "sysroot", "sysenv", "suppress-time-limits",
-    "save-uprobes", "target-namespace", "prologue-searching",
+    "save-uprobes", "target-namespace",
 };
 
 bool parse_long(const char* text, long min, long* out) {
@@ -279,7 +280,17 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
       return fail(std::string("stap: option '--") + long_name +
                   "' belongs to SystemTap's kernel-module runtime or compile servers; "
                   "this engine runs on eBPF and does not support it.");
-    case 'P': case 'B': case 'R': case 'a': case 'F': case 'S': case 'q': case 'i':
+    case 'P':
+      o_.prologue_searching = "always";
+      break;
+    case opt_prologue_searching: {
+      std::string when = arg ? arg : "always";
+      if (when != "always" && when != "never" && when != "auto")
+        return fail("Invalid --prologue-searching '" + when + "': expected always, never or auto.");
+      o_.prologue_searching = when;
+      break;
+    }
+    case 'B': case 'R': case 'a': case 'F': case 'S': case 'q': case 'i':
       return fail(std::string("stap: option '-") + static_cast<char>(c) +
                   "' belongs to SystemTap's kernel-module runtime; this engine runs on "
                   "eBPF and does not support it.");
@@ -304,6 +315,7 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"format", required_argument, nullptr, opt_format},
       {"metrics", required_argument, nullptr, opt_metrics},
       {"compatible", required_argument, nullptr, opt_compatible},
+      {"prologue-searching", optional_argument, nullptr, opt_prologue_searching},
       {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
       {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
@@ -441,6 +453,8 @@ void print_usage(std::ostream& out) {
          "   --pprof=FILE   write stack-keyed aggregates as a gzipped pprof profile\n"
          "   --format=json  print the output as JSON lines (default: text)\n"
          "   --compatible=VERSION   preprocess as SystemTap VERSION would (%( systemtap_v %))\n"
+         "   -P, --prologue-searching[=always|never|auto]\n"
+         "                          place process .function probes after the prologue\n"
          "   --metrics=[ADDR:]PORT  serve the globals at http://ADDR:PORT/metrics (OpenMetrics)\n"
          "   --dump-probe-types     list the probe point patterns this engine supports\n"
          "   --dump-probe-aliases   list the probe aliases of the tapset library\n";

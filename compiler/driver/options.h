@@ -34,6 +34,9 @@ struct Options {
   std::vector<std::string> include_dirs;  // -I DIR
   std::string kernel_release;       // -r KVER (empty: running kernel)
   std::string compatible;           // --compatible=VERSION: systemtap_v in %( %) (empty: ours)
+  // -P, --prologue-searching[=always|never|auto]: where process .function
+  // probes go (debuginfo::set_prologue_search).
+  std::string prologue_searching = "auto";
   std::map<std::string, std::string> defines;  // -D NAME=VAL
   bool global_var_display = true;   // --no-global-var-display
 

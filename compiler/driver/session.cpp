@@ -14,6 +14,7 @@
 #include "driver/cache.h"
 #include "driver/frontend.h"
 #include "driver/listing.h"
+#include "debuginfo/dwarf_file.h"
 #include "elaborate/program.h"
 #include "loader/session/object_file.h"
 #include "loader/session/session_run.h"
@@ -113,6 +114,7 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   in.global_settings = o.global_settings;
   in.kernel_release = config.env.kernel_vr;
   in.compatible = config.env.systemtap_v;
+  in.prologue_searching = o.prologue_searching;
   in.target_program = target_program(o);
   ObjectPlace place;
   place.key = cache_key(in);
@@ -226,6 +228,9 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
 }  // namespace
 
 int run_session(const Options& o, std::ostream& out, std::ostream& err) {
+  debuginfo::set_prologue_search(o.prologue_searching == "always"  ? debuginfo::PrologueSearch::always
+                                 : o.prologue_searching == "never" ? debuginfo::PrologueSearch::never
+                                                                   : debuginfo::PrologueSearch::automatic);
   Frontend fe(frontend_config(o));
   Diagnostics& diags = fe.diagnostics();
   if (!o.list_pattern.empty()) return list_probes(o, fe, out, err);

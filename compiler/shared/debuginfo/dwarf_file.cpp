@@ -379,7 +379,15 @@ static bool has_location_list(Dwarf_Die* scope, int depth) {
   return false;
 }
 
+namespace {
+PrologueSearch prologue_search = PrologueSearch::automatic;
+}  // namespace
+
+void set_prologue_search(PrologueSearch mode) { prologue_search = mode; }
+
 uint64_t DwarfFile::function_probe_pc(const DwarfFunction& fn) const {
+  if (prologue_search == PrologueSearch::never) return fn.entry_pc;
+  if (prologue_search == PrologueSearch::always) return prologue_end(fn);
   Dwarf_Die die = fn.die;
   return has_location_list(&die, 0) ? fn.entry_pc : prologue_end(fn);
 }

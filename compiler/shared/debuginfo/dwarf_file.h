@@ -25,6 +25,11 @@
 
 namespace stap::debuginfo {
 
+// stap's --prologue-searching[=WHEN]: one setting for the whole run, as
+// the binaries are opened once and shared (binary_cache).
+enum class PrologueSearch { automatic, always, never };
+void set_prologue_search(PrologueSearch mode);
+
 struct DwarfFunction {
   std::string name;          // DW_AT_name: "f"
   std::string qualified;     // "ns::C::f" ("f" in C)
@@ -130,7 +135,8 @@ class DwarfFile {
 
   // Where a .function probe goes, as stap places it: after the prologue
   // (prologue_end) when fn's variables have no location lists (unoptimized
-  // code stores its parameters in the prologue), else the entry pc.
+  // code stores its parameters in the prologue), else the entry pc; stap's
+  // --prologue-searching=always|never (set_prologue_search) forces one.
   uint64_t function_probe_pc(const DwarfFunction& fn) const;
 
   // The location of `var` of `fn` at `pc` (variable_location with the
