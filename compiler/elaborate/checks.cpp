@@ -341,6 +341,50 @@ void Checker::check_histogram(const HistExpr& n) {
 
 }  // namespace
 
+bool check_conditions(const Program& program, Diagnostics& diags) {
+  struct ConditionChecker : TraversingVisitor {
+    Diagnostics& diags;
+    const Expr* condition = nullptr;
+    bool writes = false, embedded = false;
+    explicit ConditionChecker(Diagnostics& d) : diags(d) {}
+    void visit(AssignExpr& n) override {
+      writes = true;
+      TraversingVisitor::visit(n);
+    }
+    void visit(UnaryExpr& n) override {
+      if (is_incdec(n.op)) writes = true;
+      TraversingVisitor::visit(n);
+    }
+    void visit(EmbeddedExpr& n) override {
+      if (n.code.find("/* pure */") == std::string::npos) embedded = true;
+    }
+    void visit(Symbol& n) override {
+      if (n.decl && n.decl->scope != VarDecl::Scope::global)
+        diags.semantic_error(n.loc, "probe condition must not reference undeclared global",
+                             ident(n.name));
+    }
+    void visit(CallExpr& n) override {
+      diags.semantic_error(n.loc, "probe condition must not reference function", ident(n.name));
+      TraversingVisitor::visit(n);
+    }
+  } checker(diags);
+  size_t errors = diags.error_count();
+  std::unordered_set<const ProbePoint*> seen;
+  for (const DerivedProbe& dp : program.probes) {
+    if (!dp.point || !dp.point->condition || !seen.insert(dp.point).second) continue;
+    Expr* cond = dp.point->condition;
+    checker.writes = checker.embedded = false;
+    cond->accept(checker);
+    if (checker.writes)
+      diags.semantic_error(cond->loc, "probe condition must not modify any variables",
+                           describe_expr(*cond));
+    else if (checker.embedded)
+      diags.semantic_error(cond->loc, "probe condition must not include impure embedded-C",
+                           describe_expr(*cond));
+  }
+  return diags.error_count() == errors;
+}
+
 bool check_program(const Program& program, bool guru, Diagnostics& diags) {
   size_t errors = diags.error_count();
   Checker(program, guru, diags).run();

@@ -20,6 +20,11 @@
 
 namespace stap {
 
+// Probe-point conditions (`probe P if (cond)`) read globals only: no
+// writes, no calls, no impure embedded C, no locals, as stap requires.
+// Runs before elision: stap checks a condition whether its probe stays.
+bool check_conditions(const Program& program, Diagnostics& diags);
+
 // Returns false when an error was reported.
 bool check_program(const Program& program, bool guru, Diagnostics& diags);
 

@@ -56,6 +56,8 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
     if (!expand_aliases(program, library, arena, sources, diags)) return false;
   }
 
+  if (!check_conditions(program, diags)) return false;
+
   // 5: type conflicts; 6: unused code.
   if (!options.keep_unused) {
     if (!typecheck_program(program, diags, /*report_unresolved=*/false)) return false;
