@@ -84,6 +84,7 @@ class Resolver : public TraversingVisitor {
   struct ArityInfo {
     int arity = kAnyArity;
     SourceLoc loc;
+    bool scalar_use_reported = false;
   };
 
   void fold_probe_targets();
@@ -267,6 +268,14 @@ void Resolver::mark_use(VarDecl& decl, Use use) {
 
 void Resolver::check_arity(VarDecl& decl, int arity, const Symbol& sym) {
   if (arity == kAnyArity) return;
+  if (arity == 0 && decl.max_entries > 0) {
+    // "global a[10]" is an array: stap's words, at the declaration.
+    if (!arity_[&decl].scalar_use_reported) {
+      arity_[&decl].scalar_use_reported = true;
+      diags_.semantic_error(decl.loc, "inconsistent arity", ident(decl.name));
+    }
+    return;
+  }
   ArityInfo& info = arity_[&decl];
   if (info.arity == kAnyArity) {
     info.arity = arity;

@@ -571,6 +571,9 @@ void TypeChecker::visit(ForeachStmt& n) {
       infer_index(d, i, kt, *k);
     }
     check_indexes(d, n.slice);
+    // @sum & co. sort only a statistic array, as in stap.
+    if (n.sort_aggregate_given && d->type != kUnknown && d->type != Type::stats)
+      error(base->loc, std::string("invalid type ") + type_name(d->type), describe_expr(*base));
     if (n.value && d->type == Type::stats) {
       // Values of a statistic array are read through @count & co. of the
       // array's element, never copied into a variable.

@@ -168,12 +168,17 @@ void Lowerer::check_builtin_context(const ast::CallExpr& n, const Builtin& b) {
 // Kernel context matches by a DFA built at compile time (codegen/
 // emit_regex.cpp); a pattern without one (back-references, word
 // assertions, too many states) is refused here, where it is written.
+// An invalid pattern is an error wherever it is; one the DFA cannot
+// express only where the match runs in BPF.
 void Lowerer::check_regex_context(const ast::BinaryExpr& n) {
-  if (body_->in_function || body_->context != ir::Context::kernel) return;
   std::string why = regex_refusal(n);
   if (why.empty()) return;
-  if (why.starts_with("invalid")) error(n.loc, why, "operator '" + n.op + "'");
-  else error(n.loc, why + ", which kernel context cannot match: match in " + std::string(kUserProbes),
+  if (why.starts_with("invalid")) {
+    error(n.loc, why, "operator '" + n.op + "'");
+    return;
+  }
+  if (body_->in_function || body_->context != ir::Context::kernel) return;
+  limitation(n.loc, why + ", which kernel context cannot match: match in " + std::string(kUserProbes),
              "operator '" + n.op + "'");
 }
 
