@@ -67,6 +67,14 @@ class Folder : public RewritingVisitor {
   // Whether target expression e exists: no when the body has none, by
   // name for a plain $x where the names are known, else unknown.
   std::optional<bool> exists(Expr* e) const {
+    // An unfolded @choose_defined(a, b) exists where the operand it
+    // chooses does; an operand naming no target always exists.
+    if (auto* op = dynamic_cast<AtOp*>(e); op && op->op == "choose_defined" && op->operands.size() == 2) {
+      std::optional<bool> first =
+          mentions_target(op->operands[0]) ? exists(op->operands[0]) : std::optional<bool>(true);
+      if (!first || *first) return first;
+      return mentions_target(op->operands[1]) ? exists(op->operands[1]) : std::optional<bool>(true);
+    }
     if (!mentions_target(e)) return std::nullopt;
     if (!known_) return false;
     auto* t = dynamic_cast<TargetSymbol*>(e);

@@ -641,17 +641,63 @@ class UnresolvedFinder : public TraversingVisitor {
     for (size_t i = 0; i < n.indexes.size() && i < base->decl->index_types.size(); ++i)
       if (n.indexes[i] && base->decl->index_types[i] == kUnknown) untyped(*n.indexes[i]);
   }
+  // A branch that an @defined of a type path guards (@defined(@cast(p,
+  // "T")->f), @defined(x->f)) is left to the lowering, which decides it
+  // from BTF and reads only the branch taken, as stap elides the other.
+  void visit(IfStmt& n) override {
+    walk(n.cond);
+    Deferral d(*this, undecided_defined(n.cond));
+    walk(n.then_stmt);
+    walk(n.else_stmt);
+  }
+  void visit(TernaryExpr& n) override {
+    walk(n.cond);
+    Deferral d(*this, undecided_defined(n.cond));
+    walk(n.then_expr);
+    walk(n.else_expr);
+  }
+  // @choose_defined(a, b) reads only the operand that exists: the lowering
+  // chooses (and reports a missing one it reads).
+  void visit(AtOp& n) override {
+    Deferral d(*this, n.op == "choose_defined");
+    TraversingVisitor::visit(n);
+  }
   void visit(TargetSymbol& n) override {
     TraversingVisitor::visit(n);
+    if (deferred_) return;
     auto orphan = orphans_.find(&n);
     if (orphan != orphans_.end()) out_.push_back({&n, orphan->second});
     if (orphan != orphans_.end() && n.type == kUnknown) untyped(n);
   }
 
  private:
+  struct Deferral {
+    UnresolvedFinder& f;
+    bool saved;
+    Deferral(UnresolvedFinder& finder, bool on) : f(finder), saved(finder.deferred_) {
+      f.deferred_ = saved || on;
+    }
+    ~Deferral() { f.deferred_ = saved; }
+  };
+  static bool undecided_defined(Expr* cond) {
+    struct Finder : TraversingVisitor {
+      bool found = false;
+      void visit(AtOp& n) override {
+        if (n.op == "defined" || n.op == "choose_defined")
+          for (Expr* e : n.operands)
+            if (dynamic_cast<CastExpr*>(e) || dynamic_cast<Autocast*>(e) ||
+                dynamic_cast<AtVar*>(e))
+              found = true;
+        TraversingVisitor::visit(n);
+      }
+    } finder;
+    if (cond) cond->accept(finder);
+    return finder.found;
+  }
   void untyped(const Expr& e) { out_.push_back({&e, "unresolved type "}); }
   const std::unordered_map<const TargetSymbol*, std::string>& orphans_;
   std::vector<Found>& out_;
+  bool deferred_ = false;
 };
 
 void TypeChecker::report_unresolved() {

@@ -376,13 +376,17 @@ void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe&& probe, BodyContext&
 // ---------------------------------------------------------------- what kinds answer
 
 ir::Node* BodyContext::target(ast::TargetSymbol& n, bool) {
-  // Pass 2 said so already where it knew; a function body lands here.
-  l_.error(n.loc, "target variable '" + n.name + "' has no probe context to be read from here",
-           describe_expr(n));
+  // Pass 2 said so already where it knew; a function body, or a branch
+  // that an @defined pass 2 could not decide guards, lands here.
+  l_.error(n.loc, "unresolved target-symbol expression", describe_expr(n));
   return l_.num(0);
 }
 
-std::optional<bool> BodyContext::target_exists(const ast::Expr&) { return std::nullopt; }
+// A body without target variables (begin, timers, functions) has none.
+std::optional<bool> BodyContext::target_exists(const ast::Expr& e) {
+  if (dynamic_cast<const ast::TargetSymbol*>(&e)) return false;
+  return std::nullopt;
+}
 
 ir::Node* BodyContext::builtin(ast::CallExpr&) { return nullptr; }
 
@@ -397,6 +401,13 @@ std::optional<bool> Lowerer::target_defined(const ast::Expr* e) {
     if (inner) return !*inner;
     return std::nullopt;
   }
+  // a || b, a && b of @defined forms (both known: neither side has an
+  // effect that deciding would skip).
+  if (auto* b = dynamic_cast<const ast::BinaryExpr*>(e); b && (b->op == "||" || b->op == "&&")) {
+    std::optional<bool> left = target_defined(b->left), right = target_defined(b->right);
+    if (!left || !right) return std::nullopt;
+    return b->op == "||" ? *left || *right : *left && *right;
+  }
   auto* op = dynamic_cast<const ast::AtOp*>(e);
   if (!op || op->op != "defined" || op->operands.size() != 1) return std::nullopt;
   return target_exists(op->operands[0]);
@@ -410,6 +421,13 @@ std::optional<bool> Lowerer::target_exists(const ast::Expr* e) {
   // @entry(e) exists where e does: a .return body reads its entry's $vars.
   if (auto* op = dynamic_cast<const ast::AtOp*>(e); op && op->op == "entry" && op->operands.size() == 1)
     return target_exists(op->operands[0]);
+  // @choose_defined(a, b) exists where the operand it chooses does.
+  if (auto* op = dynamic_cast<const ast::AtOp*>(e);
+      op && op->op == "choose_defined" && op->operands.size() == 2) {
+    std::optional<bool> first = target_exists(op->operands[0]);
+    if (!first || *first) return first;
+    return target_exists(op->operands[1]);
+  }
   return context().target_exists(*e);
 }
 
