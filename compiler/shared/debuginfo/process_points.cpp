@@ -109,7 +109,15 @@ class Resolver {
     return fn.name + "@" + file + ":" + std::to_string(line);
   }
 
+  // Functions that do not return through the normal ABI, which stap's
+  // blacklist keeps from .return probes: _start, the PIC pc thunks.
+  static bool no_return_probe(const std::string& name) {
+    return name == "_start" ||
+           (name.starts_with("__") && name.find(".get_pc_thunk.") != std::string::npos);
+  }
+
   void add_function(const DwarfFunction& fn) {
+    if (p_.suffix == ".return" && no_return_probe(fn.name)) return;
     if (!added_.insert({fn.entry_pc, &fn}).second) return;
     covered_.insert(fn.entry_pc);
     std::string point = prefix_ + quoted("function", function_name(fn)) + p_.suffix;
@@ -147,6 +155,8 @@ class Resolver {
       if (fn != starts.end()) {
         if (!partial_copy(*fn->second)) add_function(*fn->second);
       }
+      else if (p_.suffix == ".return" && no_return_probe(sym->name))
+        continue;
       else if (!covered_.count(sym->address))  // aliases: each name (lowering keeps one per address)
         add(prefix_ + quoted("function", sym->name) + p_.suffix, sym->name, sym->address);
     }
