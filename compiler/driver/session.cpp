@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -227,7 +229,34 @@ int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::o
 
 }  // namespace
 
+// stap refuses a TMPDIR it could not use safely (characters a shell or
+// make would trip on) or at all (its temporary directory goes there; so
+// do LLVM's and libbpf's temporary files here), before any pass.
+bool tmpdir_usable(std::ostream& err) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  if (!tmpdir) return true;
+  std::string dir = tmpdir;
+  bool safe = !dir.empty() && std::all_of(dir.begin(), dir.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '/' || c == '.' || c == '_';
+  });
+  if (!safe) {
+    err << "ERROR: Safety pattern mismatch for TMPDIR ('" << dir
+        << "' vs. '^[-/._0-9a-z]+$') rc=1\n";
+    return false;
+  }
+  // As stap makes its directory there: one made and removed again.
+  std::string probe = dir + "/stapXXXXXX";
+  if (!mkdtemp(probe.data())) {
+    err << "ERROR: cannot create temporary directory (\" " << dir << "/stapXXXXXX \"): "
+        << std::strerror(errno) << "\n";
+    return false;
+  }
+  rmdir(probe.c_str());
+  return true;
+}
+
 int run_session(const Options& o, std::ostream& out, std::ostream& err) {
+  if (!tmpdir_usable(err)) return 1;
   debuginfo::set_prologue_search(o.prologue_searching == "always"  ? debuginfo::PrologueSearch::always
                                  : o.prologue_searching == "never" ? debuginfo::PrologueSearch::never
                                                                    : debuginfo::PrologueSearch::automatic);

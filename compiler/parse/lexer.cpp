@@ -69,6 +69,8 @@ class Lexer {
 
   void emit(TokenKind kind, std::string text, SourceLoc loc) {
     out_.push_back(Token{kind, std::move(text), loc});
+    out_.back().after_comment = comment_seen_;
+    comment_seen_ = false;
   }
 
   // stap reports lexical errors on a junk token ("at: junk ''"); the empty
@@ -101,6 +103,7 @@ class Lexer {
   uint32_t line_ = 1;
   uint32_t column_ = 1;
   std::vector<Token> out_;
+  bool comment_seen_ = false;  // since the last token
 };
 
 void Lexer::skip_space_and_comments() {
@@ -109,8 +112,10 @@ void Lexer::skip_space_and_comments() {
     if (is_space(c)) {
       advance();
     } else if (c == '#' || (c == '/' && peek(1) == '/')) {
+      comment_seen_ = true;
       while (!at_end() && peek() != '\n') advance();
     } else if (c == '/' && peek(1) == '*') {
+      comment_seen_ = true;
       // stap silently accepts a block comment left open at end of file.
       advance(2);
       while (!at_end() && !starts_with("*/")) advance();

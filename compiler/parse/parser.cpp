@@ -22,12 +22,13 @@ const char kEmbeddedCodeError[] = "embedded code in unprivileged script; need st
 }  // namespace
 
 Parser::Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-               bool guru_mode, StreamOrder* order, bool autocast)
+               bool guru_mode, StreamOrder* order, Dialect dialect)
     : tokens_(tokens),
       arena_(arena),
       diags_(diags),
       guru_mode_(guru_mode),
-      autocast_(autocast),
+      autocast_(dialect.autocast),
+      glue_across_comments_(dialect.glue_across_comments),
       order_(order) {}
 
 // ---------------------------------------------------------------- tokens
@@ -349,8 +350,11 @@ ast::StringLit* Parser::parse_string(const char* error, AtEof eof) {
   const Token& first = peek();
   if (first.kind != TokenKind::string) fail_here(error, eof);
   auto* s = make<ast::StringLit>(first.loc);
-  // Adjacent literals concatenate: "a" "b" is "ab".
-  while (peek().kind == TokenKind::string) s->value += advance().text;
+  // Adjacent literals concatenate: "a" "b" is "ab" (before stap 2.0, not
+  // across a comment).
+  s->value = advance().text;
+  while (peek().kind == TokenKind::string && (glue_across_comments_ || !peek().after_comment))
+    s->value += advance().text;
   return s;
 }
 
@@ -405,15 +409,22 @@ ast::NumberLit* Parser::make_number(const Token& t, bool negated) {
 
 // ---------------------------------------------------------------- entry points
 
+Dialect Dialect::of_version(const std::string& systemtap_v) {
+  Dialect d;
+  d.autocast = compare_versions(systemtap_v, "2.6") >= 0;
+  d.glue_across_comments = compare_versions(systemtap_v, "2.0") >= 0;
+  return d;
+}
+
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
-                                        bool guru_mode, StreamOrder* order, bool autocast) {
+                                        bool guru_mode, StreamOrder* order, Dialect dialect) {
   auto out = std::make_unique<ast::File>();
   out->name = file_name;
   out->id = file;
   if (tokens.empty()) return out;
-  parse_detail::Parser(tokens, arena, diags, guru_mode, order, autocast).parse_file(*out);
+  parse_detail::Parser(tokens, arena, diags, guru_mode, order, dialect).parse_file(*out);
   return out;
 }
 
@@ -433,9 +444,10 @@ std::unique_ptr<ast::File> parse_file(SourceManager& sources, FileId file,
   tokens = preprocess(std::move(tokens), env, macros, sources, local, &order);
   // Tapset files may use the guru-only operators, as stap's may.
   bool is_tapset = sources.file(file).origin == FileOrigin::tapset;
+  // Tapsets are this engine's, in today's language.
+  Dialect dialect = is_tapset ? Dialect{} : Dialect::of_version(env.systemtap_v);
   std::unique_ptr<ast::File> out = parse_tokens(tokens, sources.name(file), file, arena, local,
-                                                env.guru_mode || is_tapset, &order,
-                                                is_tapset || compare_versions(env.systemtap_v, "2.6") >= 0);
+                                                env.guru_mode || is_tapset, &order, dialect);
   out->is_tapset = is_tapset;
 
   const std::vector<Diagnostic>& found = local.all();

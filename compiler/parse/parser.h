@@ -24,13 +24,18 @@ namespace stap {
 // what could be parsed.  Without guru_mode (-g) @const and @kregister are
 // parse errors, as in stap.  order (see StreamOrder) gets, for each
 // diagnostic this adds to diags, the index of its token, and the junk
-// tokens' diagnostics the parser reaches.  Without autocast (stap before
-// 2.6, --compatible=2.5) '&' and '->' take target variables only.
+// tokens' diagnostics the parser reaches.  dialect: what the SystemTap
+// version of --compatible parses.
+struct Dialect {
+  bool autocast = true;              // 2.6+; before, '&' and '->' take target variables only
+  bool glue_across_comments = true;  // 2.0+: "a" /* c */ "b" is "ab"; before, two literals
+  static Dialect of_version(const std::string& systemtap_v);
+};
 std::unique_ptr<ast::File> parse_tokens(const std::vector<Token>& tokens,
                                         const std::string& file_name, FileId file,
                                         ast::Arena& arena, Diagnostics& diags,
                                         bool guru_mode = false,
-                                        StreamOrder* order = nullptr, bool autocast = true);
+                                        StreamOrder* order = nullptr, Dialect dialect = {});
 
 
 // lex + preprocess + parse one file of the SourceManager; guru mode is

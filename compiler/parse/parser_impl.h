@@ -17,6 +17,7 @@
 #include "ast/ast.h"
 #include "base/diagnostics.h"
 #include "parse/preprocessor.h"
+#include "parse/parser.h"
 #include "parse/token.h"
 
 namespace stap::parse_detail {
@@ -46,7 +47,7 @@ class Parser {
  public:
   // order: see parse_tokens().
   Parser(const std::vector<Token>& tokens, ast::Arena& arena, Diagnostics& diags,
-         bool guru_mode, StreamOrder* order, bool autocast);
+         bool guru_mode, StreamOrder* order, Dialect dialect);
 
   void parse_file(ast::File& file);
 
@@ -209,6 +210,7 @@ class Parser {
   bool in_function_ = false;  // "return" is only valid in functions
   bool guru_mode_ = false;    // -g, or a tapset file (always privileged)
   bool autocast_ = true;      // stap 2.6's: '->', '[', '&', '$' on any value
+  bool glue_across_comments_ = true;
   bool base_hist_allowed_ = false;  // print(@hist_log(s)): see parse_print
   StreamOrder* order_ = nullptr;
   size_t error_at_ = SIZE_MAX;  // index of the token the last error blamed

@@ -29,6 +29,9 @@ struct Token {
   TokenKind kind = TokenKind::end_of_input;
   std::string text;
   SourceLoc loc;
+  // A comment lies between this token and the one before it (stap before
+  // 2.0 glues no string literals across one).
+  bool after_comment = false;
 
   bool is(TokenKind k, std::string_view t) const { return kind == k && text == t; }
   bool is_op(std::string_view t) const { return is(TokenKind::op, t); }

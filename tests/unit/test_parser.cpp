@@ -545,7 +545,8 @@ TEST_CASE("parser: target variables", "[parser]") {
     Diagnostics diags(sources);
     ast::Arena arena;
     FileId id = sources.add("<input>", "probe begin { x = &y }", FileOrigin::command_line);
-    parse_tokens(lex(sources, id, diags), "<input>", id, arena, diags, false, nullptr, false);
+    parse_tokens(lex(sources, id, diags), "<input>", id, arena, diags, false, nullptr,
+                 Dialect{.autocast = false});
     std::ostringstream out;
     diags.flush(out);
     CHECK(out.str().find("expected @cast, @var or $var") != std::string::npos);
