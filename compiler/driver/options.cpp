@@ -36,6 +36,7 @@ enum LongOnly {
   opt_dump_probe_aliases,
   opt_compatible,
   opt_prologue_searching,
+  opt_disable_cache,
   opt_unsupported,  // a real stap option this engine has no use for
 };
 
@@ -283,6 +284,9 @@ ParseOutcome CommandLineParser::apply(int c, const char* arg, const char* long_n
     case 'P':
       o_.prologue_searching = "always";
       break;
+    case opt_disable_cache:
+      o_.use_cache = false;
+      break;
     case opt_prologue_searching: {
       std::string when = arg ? arg : "always";
       if (when != "always" && when != "never" && when != "auto")
@@ -316,6 +320,7 @@ ParseOutcome CommandLineParser::parse(std::vector<std::string>& words) {
       {"metrics", required_argument, nullptr, opt_metrics},
       {"compatible", required_argument, nullptr, opt_compatible},
       {"prologue-searching", optional_argument, nullptr, opt_prologue_searching},
+      {"disable-cache", no_argument, nullptr, opt_disable_cache},
       {"dump-probe-types", no_argument, nullptr, opt_dump_probe_types},
       {"dump-probe-aliases", no_argument, nullptr, opt_dump_probe_aliases},
   };
@@ -453,6 +458,7 @@ void print_usage(std::ostream& out) {
          "   --pprof=FILE   write stack-keyed aggregates as a gzipped pprof profile\n"
          "   --format=json  print the output as JSON lines (default: text)\n"
          "   --compatible=VERSION   preprocess as SystemTap VERSION would (%( systemtap_v %))\n"
+         "   --disable-cache        neither use nor fill the object cache\n"
          "   -P, --prologue-searching[=always|never|auto]\n"
          "                          place process .function probes after the prologue\n"
          "   --metrics=[ADDR:]PORT  serve the globals at http://ADDR:PORT/metrics (OpenMetrics)\n"

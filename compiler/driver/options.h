@@ -37,6 +37,7 @@ struct Options {
   // -P, --prologue-searching[=always|never|auto]: where process .function
   // probes go (debuginfo::set_prologue_search).
   std::string prologue_searching = "auto";
+  bool use_cache = true;            // --disable-cache: false
   std::map<std::string, std::string> defines;  // -D NAME=VAL
   bool global_var_display = true;   // --no-global-var-display
 

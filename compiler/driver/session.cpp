@@ -120,7 +120,7 @@ ObjectPlace object_place(const Options& o, const FrontendConfig& config) {
   in.target_program = target_program(o);
   ObjectPlace place;
   place.key = cache_key(in);
-  std::string root = cache_root();
+  std::string root = o.use_cache ? cache_root() : std::string();
   if (!root.empty()) place.cache_file = cache_path(root, place.key);
   return place;
 }
