@@ -387,6 +387,9 @@ void Resolver::visit(InExpr& n) {
 
 void Resolver::visit(ForeachStmt& n) {
   use_base(n.base, static_cast<int>(n.keys.size()), Use::read);
+  // A slice (a[k, *]) names every index of the array: its arity too.
+  if (auto* base = dynamic_cast<Symbol*>(n.base); base && base->decl && !n.slice.empty())
+    check_arity(*base->decl, static_cast<int>(n.slice.size()), *base);
   for (Expr* e : n.slice) walk(e);
   // Keys before the value: stap's order, which orders -p2's locals.
   for (Symbol* k : n.keys) use_symbol(*k, 0, Use::write);
