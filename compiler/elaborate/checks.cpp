@@ -344,7 +344,6 @@ void Checker::check_histogram(const HistExpr& n) {
 bool check_conditions(const Program& program, Diagnostics& diags) {
   struct ConditionChecker : TraversingVisitor {
     Diagnostics& diags;
-    const Expr* condition = nullptr;
     bool writes = false, embedded = false;
     explicit ConditionChecker(Diagnostics& d) : diags(d) {}
     void visit(AssignExpr& n) override {
