@@ -19,11 +19,15 @@ signal.signal(signal.SIGUSR1, lambda *a: None)
 signal.signal(signal.SIGUSR2, signal.SIG_IGN)
 signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1, signal.SIGHUP])
 signal.sigpending()
-signal.signal(signal.SIGALRM, lambda *a: None)
+alarms = []
+signal.signal(signal.SIGALRM, lambda *a: alarms.append(1))
 timer = ctypes.c_void_p()
 libc.timer_create(1, None, ctypes.byref(timer))             # CLOCK_MONOTONIC, SIGALRM
 libc.timer_settime(timer, 0, ctypes.byref((ctypes.c_long * 4)(0, 0, 0, 20000000)), None)
-time.sleep(0.3)
+for _ in range(100):                                         # until it came, at most 5 s
+    if alarms:
+        break
+    time.sleep(0.05)
 EOF
   # the interpreter itself, not a wrapper script (pyenv's shims fork)
   python=$(python3 -c 'import sys; print(sys.executable)')
