@@ -172,17 +172,24 @@ int save_and_run(const Options& o, const std::string& object, const ObjectPlace&
   return rc;
 }
 
-// Passes 3 and 4 over the elaborated program, then the rest.
-int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::ostream& out,
-                std::ostream& err) {
-  PassTimer timer;
+// What the lowering and code generation take from the command line and
+// the target kernel (pass 2's check and passes 3-4 alike).
+BackendConfig backend_config(const Options& o, Frontend& fe) {
   BackendConfig config;
   config.script_name = o.script_name;
   config.global_settings = o.global_settings;
   config.timing = o.timing;
-  std::string error;
   auto hz = fe.config().env.kernel_config.find("CONFIG_HZ");
   if (hz != fe.config().env.kernel_config.end()) config.kernel_hz = std::atoll(hz->second.c_str());
+  return config;
+}
+
+// Passes 3 and 4 over the elaborated program, then the rest.
+int run_backend(const Options& o, Frontend& fe, const ObjectPlace& place, std::ostream& out,
+                std::ostream& err) {
+  PassTimer timer;
+  BackendConfig config = backend_config(o, fe);
+  std::string error;
   ir::Module module;
   bool ok = limits_from_defines(o.defines, config.limits, error);
   if (!ok) err << error << "\n";
@@ -327,8 +334,7 @@ int run_session(const Options& o, std::ostream& out, std::ostream& err) {
     // @cast, autocasts): lowering checks them here, lets pass what only
     // this engine lacks (pass 3 says so), and its output is dropped.
     ir::Module checked;
-    BackendConfig config;
-    config.script_name = o.script_name;
+    BackendConfig config = backend_config(o, fe);
     config.checking = true;
     if (!lower_pass(program, config, fe.sources(), diags, checked)) {
       diags.flush(err);

@@ -70,10 +70,10 @@ class Folder : public RewritingVisitor {
     // An unfolded @choose_defined(a, b) exists where the operand it
     // chooses does; an operand naming no target always exists.
     if (auto* op = dynamic_cast<AtOp*>(e); op && op->op == "choose_defined" && op->operands.size() == 2) {
-      std::optional<bool> first =
-          mentions_target(op->operands[0]) ? exists(op->operands[0]) : std::optional<bool>(true);
+      auto operand = [&](Expr* x) { return mentions_target(x) ? exists(x) : std::optional<bool>(true); };
+      std::optional<bool> first = operand(op->operands[0]);
       if (!first || *first) return first;
-      return mentions_target(op->operands[1]) ? exists(op->operands[1]) : std::optional<bool>(true);
+      return operand(op->operands[1]);
     }
     if (!mentions_target(e)) return std::nullopt;
     if (!known_) return false;
