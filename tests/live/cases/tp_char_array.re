@@ -1,1 +1,1 @@
-^prev_comm=getpid_loop pid ok 1$
+^prev_comm=sleep_switches pid ok 1$
