@@ -257,8 +257,15 @@ std::vector<std::string> KernelSymbols::match_functions(const std::string& glob,
       consider(name, mod);
     }
   } else {
+    // Without tracefs's list, leave out vmlinux's .init.text as stap does:
+    // that code was freed after boot.
+    auto start = symbol("_sinittext"), end = symbol("_einittext");
+    auto in_init = [&](const Symbol& s) {
+      return start && end && s.module.empty() && s.address >= start->address &&
+             s.address < end->address;
+    };
     for (const Symbol& s : by_address_)
-      if (is_text(s.type)) consider(s.name, s.module);
+      if (is_text(s.type) && !in_init(s)) consider(s.name, s.module);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

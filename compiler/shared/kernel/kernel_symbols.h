@@ -39,8 +39,9 @@ class KernelSymbols {
   // Text symbols of `module` ("" or "kernel": vmlinux; "*": any) matching a
   // glob (fnmatch: *, ?, [...]) that can be probed: listed in tracefs's
   // available_filter_functions when that file is readable (else any text
-  // symbol), not on the kprobe blacklist, and not a compiler clone such as
-  // "foo.isra.0" or "foo.cold".  Sorted, without duplicates.
+  // symbol outside vmlinux's .init.text), not on the kprobe blacklist, and
+  // not a compiler clone such as "foo.isra.0" or "foo.cold".  Sorted,
+  // without duplicates.
   std::vector<std::string> match_functions(const std::string& glob,
                                            const std::string& module) const;
   // On SystemTap's own list of kernel functions it never probes (by name:
