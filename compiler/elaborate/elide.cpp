@@ -142,6 +142,7 @@ class Elider {
   void reduce_block(Block& b, bool in_function);
   void warn_empty_functions();
   void elide_empty_probes();
+  void warn_unused_globals();
   template <typename F>
   void each_body(F f);
 
@@ -183,6 +184,8 @@ void Elider::run() {
     refresh_uses(program_, arena_, library_, diags_);
     if (changes_ == 0) break;
   }
+  // With no probe left, "no probes found" is all stap says.
+  if (!program_.probes.empty()) warn_unused_globals();
 }
 
 // ---------------------------------------------------------------- assignments
@@ -319,6 +322,18 @@ void Elider::elide_empty_probes() {
     kept.push_back(dp);
   }
   program_.probes = std::move(kept);
+}
+
+// A global of the user's files that nothing uses any more is dropped, as
+// stap drops it, with its warning (an error under -W).
+void Elider::warn_unused_globals() {
+  std::unordered_set<const VarDecl*> kept(program_.globals.begin(), program_.globals.end());
+  for (const auto& f : program_.files)
+    if (!f->is_tapset)
+      for (const VarDecl* g : f->globals)
+        if (!kept.contains(g))
+          diags_.warning(g->loc, "Eliding unused variable '" + g->name + "'",
+                         "identifier '" + g->name + "'");
 }
 
 // ---------------------------------------------------------------- never assigned

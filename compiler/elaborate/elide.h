@@ -13,7 +13,9 @@
 //     ("side-effect-free function 'f'"); functions, globals and locals no
 //     longer used leave the program;
 //   - a probe whose body is left empty goes
-//     ("Probe 'begin' has been elided").
+//     ("Probe 'begin' has been elided");
+//   - a global of the user's files left unused is reported
+//     ("Eliding unused variable 'g'").
 // Before that, variables read but never assigned are reported
 // ("never-assigned local variable 'x' (similar: ...)").  Warnings about
 // statements come from the first round only, and only for statements in

@@ -13,11 +13,11 @@ std::string format_loc(const SourceManager& sources, SourceLoc loc) {
 
 void Diagnostics::report(Diagnostic d) {
   if (d.severity == Severity::warning) {
+    // -w wins over -W: a warning not said is not an error (stap's -wW).
+    if (suppress_warnings_) return;
     if (warnings_are_errors_) {
       d.severity = Severity::error;
       d.category = "semantic error";
-    } else if (suppress_warnings_) {
-      return;
     }
   }
   for (auto it = context_.rbegin(); it != context_.rend(); ++it) d.chain.push_back(*it);
