@@ -372,6 +372,8 @@ struct FunctionDecl : Node {
   // in pass 3 where a call reaches it.
   bool embedded_c = false;
   std::string embedded_code;
+  // stap's /* guru */ tag: a call from the user's files needs -g.
+  bool guru_only = false;
   // elaborate: parameter and local declarations.
   std::vector<VarDecl*> param_decls;
   std::vector<VarDecl*> locals;

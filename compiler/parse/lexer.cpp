@@ -70,7 +70,9 @@ class Lexer {
   void emit(TokenKind kind, std::string text, SourceLoc loc) {
     out_.push_back(Token{kind, std::move(text), loc});
     out_.back().after_comment = comment_seen_;
+    out_.back().after_guru_tag = guru_tag_seen_;
     comment_seen_ = false;
+    guru_tag_seen_ = false;
   }
 
   // stap reports lexical errors on a junk token ("at: junk ''"); the empty
@@ -104,6 +106,7 @@ class Lexer {
   uint32_t column_ = 1;
   std::vector<Token> out_;
   bool comment_seen_ = false;  // since the last token
+  bool guru_tag_seen_ = false;  // the last comment was `/* guru */`
 };
 
 void Lexer::skip_space_and_comments() {
@@ -113,13 +116,16 @@ void Lexer::skip_space_and_comments() {
       advance();
     } else if (c == '#' || (c == '/' && peek(1) == '/')) {
       comment_seen_ = true;
+      guru_tag_seen_ = false;
       while (!at_end() && peek() != '\n') advance();
     } else if (c == '/' && peek(1) == '*') {
       comment_seen_ = true;
       // stap silently accepts a block comment left open at end of file.
+      size_t start = pos_;
       advance(2);
       while (!at_end() && !starts_with("*/")) advance();
       if (!at_end()) advance(2);
+      guru_tag_seen_ = text_.compare(start, pos_ - start, "/* guru */") == 0;
     } else {
       return;
     }

@@ -322,7 +322,11 @@ void Parser::parse_function(ast::File& file, bool is_private) {
     if (!guru_mode_) report(peek(), kEmbeddedCodeError);
     fn->embedded_c = true;
     fn->embedded_code = advance().text;
+    fn->guru_only = fn->embedded_code.find("/* guru */") != std::string::npos;
   } else {
+    // stap tags only embedded C; this engine's tapsets, written in the
+    // script language, tag a body by starting it with the same comment.
+    fn->guru_only = guru_mode_ && at_op("{") && peek(1).after_guru_tag;
     in_function_ = true;
     fn->body = parse_block();
     in_function_ = false;

@@ -32,6 +32,9 @@ struct Token {
   // A comment lies between this token and the one before it (stap before
   // 2.0 glues no string literals across one).
   bool after_comment = false;
+  // The comment just before it is exactly `/* guru */`, stap's tag; the
+  // parser honours it at the start of a tapset function's script body.
+  bool after_guru_tag = false;
 
   bool is(TokenKind k, std::string_view t) const { return kind == k && text == t; }
   bool is_op(std::string_view t) const { return is(TokenKind::op, t); }

@@ -49,7 +49,7 @@ STP
 # The pid's chain " name(pid)" from a live pid up to init, and with =>.
 chain() { local p=$1 s=""; while [ "$p" -gt 1 ]; do s="$s $(cat /proc/$p/comm)($p)"; p=$(awk '{print $4}' /proc/$p/stat); done; echo "$s"; }
 ancestry() { local p=$1 s=""; while [ "$p" -gt 0 ]; do s="$(cat /proc/$p/comm)=>$s"; p=$(awk '{print $4}' /proc/$p/stat); done; echo "${s%=>}"; }
-$STAP task.stp -c "bash -c 'ulimit -S -n 777; ulimit -S -s 4096; ulimit -S -t 100; ulimit -S -c 0; exec $LIVE/getpid_loop 1'" > out 2> err &
+$STAP -g task.stp -c "bash -c 'ulimit -S -n 777; ulimit -S -s 4096; ulimit -S -t 100; ulimit -S -c 0; exec $LIVE/getpid_loop 1'" > out 2> err &
 stap=$!
 wait $stap; echo "status $?"
 grep -v -e '^target' -e '^pstrace' -e '^ancestry' out
