@@ -5,9 +5,12 @@
 #include <unordered_set>
 
 #include "ast/visitor.h"
+#include "debuginfo/binary_path.h"
+#include "debuginfo/process_points.h"
 #include "elaborate/body_context.h"
 #include "elaborate/providers/provider.h"
 #include "elaborate/typecheck.h"
+#include "parse/token.h"
 
 namespace stap {
 
@@ -380,6 +383,92 @@ bool check_conditions(const Program& program, Diagnostics& diags) {
     else if (checker.embedded)
       diags.semantic_error(cond->loc, "probe condition must not include impure embedded-C",
                            describe_expr(*cond));
+  }
+  return diags.error_count() == errors;
+}
+
+bool check_guru_calls(const Program& program, Diagnostics& diags) {
+  if (program.guru) return true;
+  struct CallChecker : TraversingVisitor {
+    Diagnostics& diags;
+    std::unordered_set<FileId> tapsets;
+    explicit CallChecker(Diagnostics& d) : diags(d) {}
+    void visit(CallExpr& n) override {
+      if (n.decl && n.decl->guru_only && !tapsets.contains(n.loc.file))
+        diags.semantic_error(n.loc, "function may not be used unless -g is specified",
+                             ident(n.name));
+      TraversingVisitor::visit(n);
+    }
+  } checker(diags);
+  for (const auto& f : program.files)
+    if (f->is_tapset) checker.tapsets.insert(f->id);
+  size_t errors = diags.error_count();
+  std::unordered_set<const ProbeDecl*> seen;
+  for (const DerivedProbe& dp : program.probes)
+    if (dp.decl && dp.decl->body && seen.insert(dp.decl).second) dp.decl->body->accept(checker);
+  for (const FunctionDecl* fn : program.functions)
+    if (fn->body && !checker.tapsets.contains(fn->loc.file)) fn->body->accept(checker);
+  return diags.error_count() == errors;
+}
+
+namespace {
+
+// The program a perf .process("P") or a process("P") point names, as a
+// canonical path; "" for none or one that cannot be found (reported
+// elsewhere).
+std::string point_program(const DerivedProbe& dp) {
+  if (dp.user_point) return dp.user_point->process;
+  for (const ProbePointComponent& c : dp.point->components)
+    if (auto* s = dynamic_cast<const StringLit*>(c.arg); s && c.functor == "process") {
+      std::string why;
+      return debuginfo::find_executable(s->value, why);
+    }
+  return {};
+}
+
+}  // namespace
+
+bool check_perf_counters(const Program& program, Diagnostics& diags) {
+  struct Counter {
+    std::string program;  // "" for any
+  };
+  std::unordered_map<std::string, Counter> counters;
+  size_t errors = diags.error_count();
+  std::unordered_set<const ProbePoint*> points;
+  for (const DerivedProbe& dp : program.probes) {
+    if (!dp.point || dp.point->components.empty() || dp.point->components[0].functor != "perf" ||
+        !points.insert(dp.point).second)
+      continue;
+    for (const ProbePointComponent& c : dp.point->components) {
+      auto* name = dynamic_cast<const StringLit*>(c.arg);
+      if (c.functor != "counter" || !name) continue;
+      if (!counters.emplace(name->value, Counter{point_program(dp)}).second)
+        diags.semantic_error(name->loc, "duplicate counter name",
+                             "string '" + escape_string(name->value) + "'");
+    }
+  }
+  struct Reads : TraversingVisitor {
+    std::vector<const AtOp*> found;
+    void visit(AtOp& n) override {
+      if (n.op == "perf") found.push_back(&n);
+      TraversingVisitor::visit(n);
+    }
+  };
+  std::unordered_set<const ProbeDecl*> bodies;
+  for (const DerivedProbe& dp : program.probes) {
+    if (!dp.decl || !dp.decl->body || !dp.point) continue;
+    Reads reads;
+    dp.decl->body->accept(reads);
+    if (reads.found.empty()) continue;
+    std::string here = point_program(dp);
+    for (const AtOp* op : reads.found) {
+      auto* name = dynamic_cast<const StringLit*>(op->operands.empty() ? nullptr : op->operands[0]);
+      if (!name) continue;
+      auto it = counters.find(name->value);
+      if (it == counters.end() || (!it->second.program.empty() && it->second.program != here))
+        diags.semantic_error(op->loc, "perf counter '" + name->value + "' not defined",
+                             "operator '@perf'");
+    }
   }
   return diags.error_count() == errors;
 }

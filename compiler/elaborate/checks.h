@@ -25,6 +25,17 @@ namespace stap {
 // Runs before elision: stap checks a condition whether its probe stays.
 bool check_conditions(const Program& program, Diagnostics& diags);
 
+// Functions stap tags /* guru */ (task_ns_pid, ...) are called from the
+// user's files only with -g; tapsets may call them.  Runs before elision,
+// as stap checks while resolving.
+bool check_guru_calls(const Program& program, Diagnostics& diags);
+
+// perf .counter("NAME") probes and @perf("NAME"): a counter name is
+// given once, and @perf names a counter of the probe's own program (a
+// counter without .process serves any), as stap resolves them.  Before
+// elision: a counter's probe body is usually empty.
+bool check_perf_counters(const Program& program, Diagnostics& diags);
+
 // Returns false when an error was reported.
 bool check_program(const Program& program, bool guru, Diagnostics& diags);
 

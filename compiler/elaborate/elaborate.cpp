@@ -57,6 +57,8 @@ bool elaborate(Program& program, TapsetLibrary& library, const ElaborateOptions&
   }
 
   if (!check_conditions(program, diags)) return false;
+  if (!check_guru_calls(program, diags)) return false;
+  if (!check_perf_counters(program, diags)) return false;
 
   // 5: type conflicts; 6: unused code.
   if (!options.keep_unused) {

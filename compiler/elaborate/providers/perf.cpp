@@ -59,6 +59,22 @@ class PerfProvider : public ProbeProvider {
     return event_exists(number_arg(point.components[1]), number_arg(point.components[2]));
   }
 
+  // A bare .process counts in the -c/-x target: without one it has
+  // nothing to count in.
+  size_t resolve(const ast::ProbePoint& point, const ResolveRequest& request, DerivedProbe& out,
+                 Diagnostics& diags) const override {
+    const ast::ProbePointComponent* process = find(point, "process");
+    if (process && !process->arg && request.target_program.empty()) {
+      if (!request.quiet)
+        value_error(point, process->loc,
+                    "unspecified process probe is invalid without a -c COMMAND or -x PID "
+                    "[man stapprobes]",
+                    diags);
+      return 0;
+    }
+    return ProbeProvider::resolve(point, request, out, diags);
+  }
+
  protected:
   bool check_values(ast::ProbePoint& point, const ProbePattern&,
                     Diagnostics& diags) const override {
@@ -72,6 +88,17 @@ class PerfProvider : public ProbeProvider {
       if (c && number_arg(*c) <= 0) {
         value_error(point, c->arg->loc, std::string("perf ") + rate + " value must be positive",
                     diags);
+        return false;
+      }
+    }
+    if (const ast::ProbePointComponent* c = find(point, "counter")) {
+      const std::string& name = string_arg(*c);
+      const char* wrong = name.empty() ? "missing perf probe counter component name"
+                          : name.find_first_of("*?[") != std::string::npos
+                              ? "wildcard not allowed with perf probe counter component"
+                              : nullptr;
+      if (wrong) {
+        value_error(point, c->arg->loc, wrong, diags);
         return false;
       }
     }

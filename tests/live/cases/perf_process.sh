@@ -95,10 +95,10 @@ else
   echo "context switches: /proc says $window in the window, $total in all, counted $counted" >&2
 fi
 
-# No .process without a target.
+# No .process without a target: pass 2 says so, as stap does.
 $STAP -e 'probe perf.sw.cpu_clock.process { exit() }' > $CASE_TMP/out4 2>&1
 echo "no target: status $?"
-grep -q "without a name counts in the -c COMMAND or -x PID target" $CASE_TMP/out4 &&
+grep -q "unspecified process probe is invalid without a -c COMMAND or -x PID" $CASE_TMP/out4 &&
   echo "no target: said why"
 [ $status -eq 0 ] || cat $CASE_TMP/out1 $CASE_TMP/out2 $CASE_TMP/out3 >&2
 exit 0
