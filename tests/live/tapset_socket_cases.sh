@@ -122,10 +122,11 @@ probe end {
 tapset_netdev_more() {
   local rx_probe='' rx_line=''
   if [ "${1:-}" = rx ]; then
-    rx_probe='probe netdev.rx { if (dev_name == "lo" && protocol == 8 && netdev != 0) rx++ }'
+    rx_probe='global rx
+probe netdev.rx { if (dev_name == "lo" && protocol == 8 && netdev != 0) rx++ }'
     rx_line='printf("rx %d\n", rx >= 4)'
   fi
-  local script='global tx, rx
+  local script='global tx
 probe netdev.hard_transmit {
   if (dev_name == "lo" && protocol == 8 && truesize >= length) tx[length]++
 }

@@ -34,7 +34,7 @@ dd if=/dev/zero of="/dev/\${1##*/}" bs=16k seek=64 count=1 oflag=direct status=n
 dd if="/dev/\${1##*/}" of=/dev/null bs=16k skip=64 count=1 iflag=direct status=none &&
 modprobe -r scsi_debug
 SH
-script='global marks, order, lines, n
+script='global marks, lines, n
 function line(s:string) { lines[++n] = s }
 @define hctl %( sprintf("%d:%d:%d:%d", host_no, channel, dev_id, lun) %)
 probe scsi.set_state {
