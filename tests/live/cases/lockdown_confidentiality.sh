@@ -5,7 +5,9 @@
 # tracefs, kprobes and BPF reads of kernel memory to root too, and says so
 # only in its log; each refusal's message says that lockdown is why.
 # What lockdown leaves (kernel.function through fentry, timer.profile)
-# still runs.
+# still runs. A profile tick that lands while a vfs_read probe runs on that
+# CPU skips its body, and stap's end report counts it ("skipped probes:
+# N"): a real race, not this case's subject, so that line is left out.
 echo "== kernel.trace"
 $STAP -e 'probe kernel.trace("sched:sched_process_exec") { println(execname()) }' 2>&1
 echo "status $?"
@@ -22,5 +24,6 @@ echo "== what still runs"
 $STAP -e 'global reads, ticks
   probe kernel.function("vfs_read") { if (pid() == target()) reads++ }
   probe timer.profile { ticks++ }
-  probe end { printf("reads %d, ticks %d\n", reads > 0, ticks > 0) }' -c 'cat /etc/hostname >/dev/null' 2>&1
-echo "status $?"
+  probe end { printf("reads %d, ticks %d\n", reads > 0, ticks > 0) }' -c 'cat /etc/hostname >/dev/null' 2>&1 |
+  grep -v '^WARNING: Number of errors: 0, skipped probes: [0-9]*$'
+echo "status ${PIPESTATUS[0]}"
