@@ -56,7 +56,7 @@ std::optional<TType> Lowerer::cast_type(const ast::CastExpr& n, bool quiet) {
 namespace {
 
 // Whether evaluating `n` reads a process's memory: a user-context probe
-// has no probed process (kernel memory it reads, interp_kernel.cpp).
+// has no probed process (kernel memory it reads, interp_memory.cpp).
 bool reads_user_memory(const ir::Node* n) {
   if (!n) return false;
   if (n->op == ir::Op::uread) return true;

@@ -4,7 +4,8 @@
 // `user`); the behaviour is that of stap 4.8's tapset functions, in this
 // runtime's process: pid(), execname() ... are the runtime's own, as stap's
 // begin probes see its own runtime's task.  Those that read kernel memory
-// are interp_kernel.cpp's, listed here; other kernel-context builtins are not:
+// or the runtime's own memory (user_*) are interp_memory.cpp's, listed here;
+// other kernel-context builtins are not:
 // calling one is a clear runtime error (lowering rejects them first).
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -452,7 +453,8 @@ struct Entry {
 };
 
 const std::unordered_map<std::string_view, Entry>& table() {
-  static const std::unordered_map<std::string_view, Entry> t = {
+  static const std::unordered_map<std::string_view, Entry> t = [] {
+    std::unordered_map<std::string_view, Entry> t = {
       {"log", {b_log, 1, 1}}, {"warn", {b_warn, 1, 1}}, {"system", {b_system, 1, 1}},
       {"error", {b_error, 1, 1}},
       {"exit", {b_exit, 0, 0}}, {"abort", {b_abort, 0, 0}}, {"assert", {b_assert, 1, 2}},
@@ -488,17 +490,32 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"modname", {b_modname, 1, 1}},
       {"print_stack", {b_print_stack, 1, 1}}, {"sprint_stack", {b_sprint_stack, 1, 1}},
       {"print_ustack", {b_print_stack, 1, 1}}, {"sprint_ustack", {b_sprint_stack, 1, 1}},
-      // Kernel memory (interp_kernel.cpp).
+      // Memory (interp_memory.cpp); the number readers are added below.
       {"task_current", {interp::b_task_current, 0, 0}},
-      {"kernel_long", {interp::b_kernel_number, 1, 1}}, {"kernel_int", {interp::b_kernel_number, 1, 1}},
-      {"kernel_short", {interp::b_kernel_number, 1, 1}}, {"kernel_char", {interp::b_kernel_number, 1, 1}},
-      {"kernel_pointer", {interp::b_kernel_number, 1, 1}},
-      {"kernel_string", {interp::b_kernel_string, 1, 2}}, {"kernel_string2", {interp::b_kernel_string, 2, 2}},
-      {"kernel_string_n", {interp::b_kernel_string, 2, 2}},
-      {"kernel_string_quoted", {interp::b_kernel_string_quoted, 1, 1}},
-      {"kernel_string_utf16", {interp::b_kernel_string_utf, 1, 1}},
-      {"kernel_string_utf32", {interp::b_kernel_string_utf, 1, 1}},
-  };
+      {"kernel_string", {interp::b_read_string, 1, 2}}, {"kernel_string2", {interp::b_read_string, 2, 2}},
+      {"kernel_string_n", {interp::b_read_string, 2, 2}},
+      {"user_string", {interp::b_read_string, 1, 2}}, {"user_string2", {interp::b_read_string, 2, 2}},
+      {"user_string_n", {interp::b_read_string, 2, 3}}, {"user_string_n2", {interp::b_read_string, 3, 3}},
+      {"user_string_warn", {interp::b_read_string_warn, 1, 2}},
+      {"user_string2_warn", {interp::b_read_string_warn, 2, 2}},
+      {"user_string_n_warn", {interp::b_read_string_warn, 2, 3}},
+      {"user_string2_n_warn", {interp::b_read_string_warn, 3, 3}},
+      {"kernel_string_quoted", {interp::b_read_quoted, 1, 1}},
+      {"user_string_quoted", {interp::b_read_quoted, 1, 1}},
+      {"user_string_n_quoted", {interp::b_read_quoted, 2, 3}},
+      {"user_string_n2_quoted", {interp::b_read_quoted, 3, 3}},
+      {"kernel_buffer_quoted", {interp::b_read_quoted, 2, 3}},
+      {"kernel_buffer_quoted_error", {interp::b_read_quoted, 3, 3}},
+      {"user_buffer_quoted", {interp::b_read_quoted, 3, 3}},
+      {"user_buffer_quoted_error", {interp::b_read_quoted, 3, 3}},
+      {"kernel_string_utf16", {interp::b_read_string_utf, 1, 1}},
+      {"kernel_string_utf32", {interp::b_read_string_utf, 1, 1}},
+      {"user_string_utf16", {interp::b_read_string_utf, 1, 1}},
+      {"user_string_utf32", {interp::b_read_string_utf, 1, 1}},
+    };
+    for (std::string_view name : interp::number_reader_names()) t[name] = {interp::b_read_number, 1, 1};
+    return t;
+  }();
   return t;
 }
 

@@ -9,7 +9,9 @@
 //  - at most `inlen` input bytes and `outlen` output bytes (0 or too big
 //    means MAXSTRINGLEN-1); an escape that does not fit ends the text;
 //  - quoted: in double quotes, and when input was left over the text ends
-//    in `"...` (dropping a partly kept escape rather than cutting it).
+//    in `"...` (dropping a partly kept escape rather than cutting it);
+//  - buffer (the *_buffer_quoted readers): a NUL is data, shown as "\0"
+//    but counted as four characters, as stap counts it.
 #include "loader/interp/interpreter_impl.h"
 
 namespace stap::interp {
@@ -76,7 +78,7 @@ std::string escape_of(uint32_t c, size_t n) {
 }  // namespace
 
 std::string text_str(const std::string& in, size_t inlen, size_t outlen, bool quoted,
-                     size_t maxstringlen) {
+                     size_t maxstringlen, bool buffer) {
   const size_t max = maxstringlen - 1;
   if (inlen == 0 || inlen > max) inlen = max;
   if (outlen == 0 || outlen > max) outlen = max;
@@ -92,13 +94,13 @@ std::string text_str(const std::string& in, size_t inlen, size_t outlen, bool qu
   while (left > 0) {
     Decoded d = decode_utf8(in, at, left);
     c = d.c;
-    if (c == 0 || room <= 0) break;
+    if ((c == 0 && !buffer) || room <= 0) break;
     at += d.n;
     left -= d.n;
     bool plain = d.n == 1 && c < 0x80 && std::isprint(static_cast<int>(c)) && c != '"' && c != '\\';
-    std::string piece = plain ? std::string(1, static_cast<char>(c)) : escape_of(c, d.n);
-    auto num = static_cast<int64_t>(piece.size());
-    if (!plain && esc == std::string::npos && room - 3 < num) esc = out.size(), esc_len = piece.size();
+    std::string piece = plain ? std::string(1, static_cast<char>(c)) : c == 0 ? "\\0" : escape_of(c, d.n);
+    auto num = static_cast<int64_t>(c == 0 ? 4 : piece.size());
+    if (!plain && esc == std::string::npos && room - 3 < num) esc = out.size(), esc_len = size_t(num);
     if (room < num) break;
     out += piece;
     room -= num;

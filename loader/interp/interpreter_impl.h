@@ -3,7 +3,8 @@
 //   interpreter.cpp     statements, expressions, operators, calls, errors
 //   interp_builtins.cpp the user-context builtins, one table by name
 //   interp_foreach.cpp  foreach: sorting, limit, slices, histogram buckets
-//   interp_kernel.cpp   kernel memory reads (kernel_memory.h)
+//   interp_memory.cpp   kernel memory (kernel_memory.h), the kernel_* and
+//                       user_* readers
 #pragma once
 
 #include <regex.h>
@@ -54,7 +55,7 @@ bool key_matches(const Key& key, const std::vector<std::optional<Value>>& patter
 // text_str/text_strn/string_quoted (interp_text.cpp); 0 lengths mean
 // MAXSTRINGLEN-1.
 std::string text_str(const std::string& in, size_t inlen, size_t outlen, bool quoted,
-                     size_t maxstringlen);
+                     size_t maxstringlen, bool buffer = false);
 
 struct CompiledRegex {
   regex_t re;
@@ -111,7 +112,7 @@ struct Interpreter::Impl {
   Value builtin(const ir::Node& n);
   bool regex_match(const std::string& text, const std::string& pattern, const ir::Node& at);
 
-  // ---- interp_kernel.cpp
+  // ---- interp_memory.cpp
   int64_t kernel_read(const ir::Node& n);  // Op::kread
 
   const ir::Module& m;
@@ -146,15 +147,20 @@ struct Interpreter::Impl {
 
 namespace interp {
 
-// interp_kernel.cpp's builtins, entries of interp_builtins.cpp's table:
-// task_current(), kernel_long/int/short/char/pointer (by the call's
-// name), kernel_string/kernel_string2/kernel_string_n, kernel_string_quoted,
-// kernel_string_utf16/utf32.
+// Entries of interp_builtins.cpp's table, interp_memory.cpp's:
+// task_current(), and the readers by the call's name:
+// kernel_/user_ long, int, short, char ... with their _warn and _error
+// forms (number_reader_names), the strings (*_string, *_string2,
+// *_string_n, user_string_n2), user_string*_warn, the quoting ones
+// (*_string_quoted, user_string_n*_quoted, *_buffer_quoted[_error]) and
+// *_string_utf16/utf32.
 Value b_task_current(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
-Value b_kernel_number(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
-Value b_kernel_string(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
-Value b_kernel_string_quoted(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
-Value b_kernel_string_utf(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+std::vector<std::string_view> number_reader_names();
+Value b_read_number(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_read_string(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_read_string_warn(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_read_quoted(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
+Value b_read_string_utf(Interpreter::Impl& in, std::vector<Value>& args, const ir::Node& n);
 
 }  // namespace interp
 

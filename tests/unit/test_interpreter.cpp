@@ -603,8 +603,22 @@ TEST_CASE("log, assert and builtins that need kernel context", "[interp]") {
   CHECK(s.output() == "logged\n");
 
   Script k;
-  k.probe({}, {k.print("%d", {k.builtin("user_long", L, {k.num(0)})})});
-  CHECK(run_error(k).find("user_long() cannot run in a begin, end, error or timer probe") == 0);
+  k.probe({}, {k.print("%s", {k.builtin("usymname", S, {k.num(0)})})});
+  CHECK(run_error(k).find("usymname() cannot run in a begin, end, error or timer probe") == 0);
+}
+
+TEST_CASE("user_* readers read the runtime's own memory", "[interp]") {
+  static const int64_t number = -1234567;
+  static const char text[] = "own text";
+  Script s;
+  s.probe({}, {s.print("%d %s %d|", {s.builtin("user_long", L, {s.num(int64_t(&number))}),
+                                     s.builtin("user_string", S, {s.num(int64_t(text))}),
+                                     s.builtin("user_long", L, {s.num(16)})})});
+  s.run();
+  CHECK(s.output() == "-1234567 own text 0|");
+  Script f;
+  f.probe({}, {f.print("%s", {f.builtin("user_string", S, {f.num(16)})})});
+  CHECK(run_error(f) == "user string copy fault at 0x10 [man error::fault]");
 }
 
 TEST_CASE("kernel symbols from kallsyms: symname, symdata, print_stack", "[interp]") {

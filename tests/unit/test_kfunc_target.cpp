@@ -120,7 +120,7 @@ TEST_CASE("kfunc target: sizes and offsets in user context are arithmetic", "[kf
   REQUIRE(l.ok);
   CHECK(find_op(l.module.probes.at(0).body, ir::Op::kread) == nullptr);
   // Through a pointer (mm) the address needs a read, and a value is one:
-  // kernel memory the runtime reads on request (interp_kernel.cpp).
+  // kernel memory the runtime reads on request (interp_memory.cpp).
   Lowered through = lower("probe begin { println(& @cast(0, \"task_struct\")->mm->mmap_base) }");
   INFO(through.messages);
   REQUIRE(through.ok);

@@ -150,7 +150,8 @@ TEST_CASE("the builtin table answers by name and arity") {
   CHECK(stap::find_builtin("println", 0));
   CHECK(stap::find_builtin("strlen", 1)->signature() == "strlen:long (s:string)");
   CHECK(stap::find_builtin("exit", 0)->signature() == "exit:unknown ()");
-  CHECK(stap::find_builtin("user_string", 1)->context == stap::BuiltinContext::kernel);
+  CHECK(stap::find_builtin("usymname", 1)->context == stap::BuiltinContext::kernel);
+  CHECK(stap::find_builtin("user_string", 1)->context == stap::BuiltinContext::both);
   CHECK(stap::find_builtin("kernel_string", 1)->context == stap::BuiltinContext::both);
 }
 
