@@ -192,7 +192,9 @@ void write_entry_body(std::ostream& out, const SyscallFormat& call, const Syscal
 // here (stap's nd_ variants exist for kernels without debuginfo).
 // `name` is stap's name for the call where it differs from the kernel's
 // (newfstatat is "fstatat"); the alias keeps the kernel's name, so
-// syscall.* matches each call once.
+// syscall.* matches each call once, and stap's name is another alias
+// that only a point naming it exactly makes (TapsetLibrary::
+// generate_syscalls).
 void write_call(std::ostream& out, const SyscallFormat& call, const SyscallEntry* entry) {
   const std::string& n = call.name;
   const std::string& shown = entry && !entry->stap_name.empty() ? entry->stap_name : n;
@@ -234,6 +236,13 @@ const SyscallEntry* SyscallTable::find(const std::string& name) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> SyscallTable::kernel_names(const std::string& stap_name) const {
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : entries_)
+    if (entry.stap_name == stap_name) names.push_back(name);
+  return names;
+}
+
 std::vector<tracefs::Field> syscall_arguments(const tracefs::Format& enter) {
   std::vector<tracefs::Field> args;
   bool after_nr = false;
@@ -250,6 +259,15 @@ std::string generate_syscall_aliases(const std::vector<SyscallFormat>& calls,
   out << "// Generated from the kernel's syscall trace events (tracefs) and\n"
          "// tapsets/syscalls/syscalls.table.\n";
   for (const SyscallFormat& call : calls) write_call(out, call, table.find(call.name));
+  return out.str();
+}
+
+std::string generate_stap_name_aliases(const std::string& stap_name, const std::string& kernel_name) {
+  std::ostringstream out;
+  for (const char* family : {"syscall", "nd_syscall"})
+    for (const char* suffix : {"", ".return"})
+      out << "probe " << family << "." << stap_name << suffix << " = syscall." << kernel_name
+          << suffix << " {}\n";
   return out.str();
 }
 

@@ -51,6 +51,9 @@ class SyscallTable {
   // Parses the table text; false with `error` ("line N: ...") on a bad line.
   bool parse(std::string_view text, std::string& error);
   const SyscallEntry* find(const std::string& name) const;
+  // The kernel's names of the calls stap calls `stap_name` (pread ->
+  // pread64, stat -> newstat), from the entries' name=.
+  std::vector<std::string> kernel_names(const std::string& stap_name) const;
   size_t size() const { return entries_.size(); }
 
  private:
@@ -69,6 +72,11 @@ std::vector<tracefs::Field> syscall_arguments(const tracefs::Format& enter);
 // The stap text of the aliases for `calls`.
 std::string generate_syscall_aliases(const std::vector<SyscallFormat>& calls,
                                      const SyscallTable& table);
+
+// syscall.STAP (and .return, and the nd_ ones) as an alias of the
+// generated syscall.KERNEL: stap's name of a call whose kernel name
+// differs (syscall.pread for pread64).
+std::string generate_stap_name_aliases(const std::string& stap_name, const std::string& kernel_name);
 
 // The names of every call with a sys_enter_NAME event under tracefs `root`
 // whose name matches the glob, sorted.

@@ -171,6 +171,19 @@ void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
     }
   }
   std::vector<std::string> matched = list_syscalls(tracefs_root_, glob);
+  // stap's name of a call the kernel names otherwise (syscall.pread is
+  // pread64), where the point names it exactly: a wildcard matches the
+  // kernel's names only, so that it matches each call once.
+  std::string stap_names;
+  if (matched.empty() && !is_wildcard(glob)) {
+    for (const std::string& kernel_name : syscall_table_->kernel_names(glob)) {
+      if (list_syscalls(tracefs_root_, kernel_name).empty()) continue;
+      matched.push_back(kernel_name);
+      if (syscalls_generated_.insert("=" + glob).second)
+        stap_names += generate_stap_name_aliases(glob, kernel_name);
+      break;
+    }
+  }
   // A call name that matches none (syscall.nope) is reported with the
   // names nearest to it: every alias is generated for that hint.  An
   // optional point's miss is not reported, so it costs nothing.
@@ -179,9 +192,9 @@ void TapsetLibrary::generate_syscalls(const ast::ProbePoint& point) {
   std::vector<std::string> names;
   for (std::string& n : matched)
     if (syscalls_generated_.insert(n).second) names.push_back(std::move(n));
-  if (names.empty()) return;
+  if (names.empty() && stap_names.empty()) return;
   std::vector<SyscallFormat> calls = read_syscall_formats(tracefs_root_, names);
-  std::string text = generate_syscall_aliases(calls, *syscall_table_);
+  std::string text = generate_syscall_aliases(calls, *syscall_table_) + stap_names;
   const std::string path = "<syscall tapset: " + glob + ">";
   add_file(sources_->add(path, std::move(text), FileOrigin::tapset), path);
 }
