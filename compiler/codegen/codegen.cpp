@@ -134,7 +134,8 @@ const ir::Probe* codegen::shared_program(const ir::Module& m, size_t index) {
   for (size_t j = 0; j < index; ++j) {
     const ir::Probe& q = m.probes[j];
     if (q.program_name.empty() || q.spec.index() != p.spec.index() ||
-        direction(q) != direction(p) || q.slots != p.slots || (named && q.pp != p.pp))
+        direction(q) != direction(p) || q.slots != p.slots ||
+        (named && (q.pp != p.pp || q.pn != p.pn)))
       continue;
     // (a body that may wait for its call's exit keeps its run in a place
     // of its own, deferral_slot, so it shares with none)

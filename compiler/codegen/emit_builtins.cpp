@@ -32,7 +32,8 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   if (name == "cpu") return b_.CreateZExt(helper(kGetSmpProcessorId, m_.i32, {}), m_.i64);
   if (name == "target")
     return b_.CreateLoad(m_.i64, header_field(offsetof(stap_globals_header, target_pid)));
-  if (name == "pp" || name == "pn") return rodata_ptr(ms_.literal(probe_.pp));
+  if (name == "pp") return rodata_ptr(ms_.literal(probe_.pp));
+  if (name == "pn") return rodata_ptr(ms_.literal(probe_.pn.empty() ? probe_.pp : probe_.pn));
   if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
   if (name == "execname" || name == "pexecname") {
     // comm is 16 bytes; below that MAXSTRINGLEN it is read whole, then cut.

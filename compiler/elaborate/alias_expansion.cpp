@@ -99,6 +99,21 @@ std::string alias_text(const ast::AliasDecl& alias) {
 
 // " /* <- a = begin <- a,end */": the aliases innermost first, then the
 // user's probe points as written.
+std::string alias_point_name(const ast::ProbeDecl& derived) {
+  if (derived.via_aliases.empty() || derived.derived_from.empty()) return "";
+  const ast::ProbePoint& user = *derived.derived_from.front();
+  for (const ast::ProbePoint* name : derived.via_aliases.back()->names) {
+    AliasMatch m = match_alias_name(user, *name);
+    if (m.kind == AliasMatch::Kind::none) continue;
+    ast::ProbePoint matched;
+    matched.components = name->components;
+    for (size_t i = m.length; i < user.components.size(); ++i)
+      matched.components.push_back(user.components[i]);
+    return matched.to_string();
+  }
+  return "";
+}
+
 std::string derivation_note(const ast::ProbeDecl& derived) {
   std::string note = " /*";
   for (const ast::AliasDecl* alias : derived.via_aliases) note += " <- " + alias_text(*alias);

@@ -55,6 +55,12 @@ AliasMatch match_alias_name(const ast::ProbePoint& point, const ast::ProbePoint&
 // ..."); reports it and returns false.  Checked when an alias is registered.
 bool check_alias_names(const ast::AliasDecl& alias, Diagnostics& diags);
 
+// The script-level point a derived probe stands for, as stap's pn() gives
+// it: the outermost alias's name as the user's point matched it, suffix
+// included ("syscall.read.return" for `probe syscall.*.return`); "" for a
+// probe that went through no alias (or none that the user's point names).
+std::string alias_point_name(const ast::ProbeDecl& derived);
+
 // The "/* <- ... */" annotation stap prints after a derived probe's point
 // in -p2, e.g. " /* <- a = begin, end <- a,end */" (with its leading space).
 std::string derivation_note(const ast::ProbeDecl& derived);

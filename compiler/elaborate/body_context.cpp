@@ -13,17 +13,9 @@ std::string probe_name(const DerivedProbe& dp) {
   const ast::ProbeDecl& decl = *dp.decl;
   if (decl.via_aliases.empty() || decl.derived_from.empty())
     return dp.point ? dp.point->to_string() : std::string();
-  const ast::ProbePoint& user = *decl.derived_from.front();
-  for (const ast::ProbePoint* name : decl.via_aliases.back()->names) {
-    AliasMatch m = match_alias_name(user, *name);
-    if (m.kind == AliasMatch::Kind::none) continue;
-    ast::ProbePoint matched;
-    matched.components = name->components;
-    for (size_t i = m.length; i < user.components.size(); ++i)
-      matched.components.push_back(user.components[i]);
-    return matched.to_string() + " from: " + user.to_string();
-  }
-  return user.to_string();
+  std::string name = alias_point_name(decl);
+  std::string user = decl.derived_from.front()->to_string();
+  return name.empty() ? user : name + " from: " + user;
 }
 
 }  // namespace

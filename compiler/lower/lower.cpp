@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ast/visitor.h"
+#include "elaborate/alias_expansion.h"
 #include "elaborate/typecheck.h"
 #include "ir/key_codes.h"
 #include "lower/kinds/kinds.h"
@@ -336,7 +337,7 @@ void Lowerer::lower_probe(const DerivedProbe& dp) {
 // probe's place, the points it came through (as stap's derived_locations()
 // words them: from the innermost alias's point outwards to the user's;
 // the concrete point itself is the report's pp), and the global a
-// synthesized display probe prints.
+// synthesized display probe prints; and pn()'s point.
 void Lowerer::describe_origin(const DerivedProbe& dp, ir::Probe& probe) {
   const ast::ProbeDecl& user = dp.decl->origin ? *dp.decl->origin : *dp.decl;
   probe.location = where(user.loc);
@@ -346,6 +347,8 @@ void Lowerer::describe_origin(const DerivedProbe& dp, ir::Probe& probe) {
   probe.derivation.clear();
   for (const ast::ProbePoint* p : chain) probe.derivation += " from: " + p->to_string();
   if (dp.decl->displays) probe.displays_global = global_index(dp.decl->displays);
+  probe.pn = alias_point_name(*dp.decl);
+  if (probe.pn.empty()) probe.pn = probe.pp;
 }
 
 void Lowerer::lower_body(const DerivedProbe& dp, ir::Probe&& probe, BodyContext& context) {

@@ -152,6 +152,10 @@ Value b_pexecname(Impl& in, Args& a, const Node& n) {
 }
 Value b_target(Impl& in, Args&, const Node&) { return num(in.host.target_pid); }
 Value b_pp(Impl& in, Args&, const Node&) { return str(in.probe ? in.probe->pp : ""); }
+Value b_pn(Impl& in, Args&, const Node&) {
+  if (!in.probe) return str("");
+  return str(in.probe->pn.empty() ? in.probe->pp : in.probe->pn);
+}
 
 // The function name inside pp(): after function(" or statement(", up to
 // '@' or '"'; "" when there is none (begin, end, timers).
@@ -463,7 +467,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"egid", {b_egid, 0, 0}}, {"sid", {b_sid, 0, 0}}, {"pgrp", {b_pgrp, 0, 0}},
       {"cpu", {b_cpu, 0, 0}}, {"execname", {b_execname, 0, 0}},
       {"pexecname", {b_pexecname, 0, 0}}, {"target", {b_target, 0, 0}},
-      {"stp_pid", {b_stp_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pp, 0, 0}},
+      {"stp_pid", {b_stp_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pn, 0, 0}},
       {"ppfunc", {b_ppfunc, 0, 0}},
       {"gettimeofday_s", {b_time_s, 0, 0}}, {"gettimeofday_ms", {b_time_ms, 0, 0}},
       {"gettimeofday_us", {b_time_us, 0, 0}}, {"gettimeofday_ns", {b_time_ns, 0, 0}},

@@ -63,7 +63,7 @@ Module sample() {
   p.body = with(m, Op::block, Type::none, {tryc, with(m, Op::expr, Type::none, {elem}), fe, with(m, Op::expr, Type::none, {add})});
   m.probes.push_back(p);
 
-  Probe tp{.pp = "kernel.trace(\"sched:sched_switch\")", .context = Context::kernel,
+  Probe tp{.pp = "kernel.trace(\"sched:sched_switch\")", .pn = "syscall.read", .context = Context::kernel,
            .spec = TracepointSpec{"sched", "sched_switch"}};
   Node* field = leaf(m, Op::tp_field, Type::long_, 24);
   field->b = 4;
@@ -86,7 +86,7 @@ std::string read_error(const std::string& bytes) {
 TEST_CASE("a module survives the round trip", "[serialize]") {
   Module m = sample();
   std::string bytes = serialize(m);
-  REQUIRE(bytes.substr(0, 8) == "STAPIR08");
+  REQUIRE(bytes.substr(0, 8) == "STAPIR09");
   Module back;
   std::string error;
   REQUIRE(deserialize(bytes, back, error));
@@ -117,6 +117,7 @@ TEST_CASE("a module survives the round trip", "[serialize]") {
   CHECK(back.probes[0].body->kids[0]->kids[0]->kids[0]->kids[0]->kids[0]->a == INT64_MIN);
   CHECK(back.probes[1].context == Context::kernel);
   CHECK(back.probes[1].program_name == "probe_1");
+  CHECK(back.probes[1].pn == "syscall.read");
   CHECK(back.probes[1].body->kids[0]->kids[0]->c == 1);
 }
 
@@ -181,8 +182,9 @@ TEST_CASE("a probe kind the runtime does not know is refused", "[serialize]") {
   p.body = m.make(Op::block);
   m.probes.push_back(std::move(p));
   std::string bytes = serialize(m);
-  // The probe's fields: pp "begin" (length 5), context, then the kind.
-  size_t kind = bytes.find("begin") + 5 + 1;
+  // The probe's fields: pp "begin" (length 5), pn "" (its length), the
+  // context, then the kind.
+  size_t kind = bytes.find("begin") + 5 + 1 + 1;
   REQUIRE(kind < bytes.size());
   REQUIRE(bytes[kind] == 0);
   bytes[kind] = char(std::variant_size_v<ProbeSpec>);
@@ -235,7 +237,7 @@ TEST_CASE("malformed modules are refused with a reason", "[serialize]") {
   SECTION("bad magic") { CHECK(read_error("STAPIR99") == "bad module: not a stap-bpf module (bad magic)"); }
   SECTION("trailing bytes") { CHECK(read_error(serialize(sample()) + "x") == "bad module: trailing bytes"); }
   SECTION("a huge count") {
-    std::string bytes = "STAPIR08";
+    std::string bytes = "STAPIR09";
     bytes += '\0';  // script name
     for (int i = 0; i < 4; ++i) bytes += '\x02';
     bytes += '\0';  // not timed

@@ -220,6 +220,9 @@ enum class Context : uint8_t { kernel, user };
 
 struct Probe {
   std::string pp;                  // "kernel.trace(\"sched:sched_switch\")", for pp()
+  // For pn(): the script-level point, which is the alias as the script's
+  // point matched it ("syscall.read" for syscall.*), else pp.
+  std::string pn;
   Context context = Context::user;
   ProbeSpec spec;                  // what the kind needs to run (ir/probe_spec.h)
   std::vector<Type> slots;         // locals

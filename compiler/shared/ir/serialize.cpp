@@ -3,7 +3,7 @@
 // that the interpreter and the loader can trust a module that came out of
 // an object file exactly as much as one lowering built.
 //
-// Encoding: "STAPIR08", then unsigned LEB128 varints; signed values are
+// Encoding: "STAPIR09", then unsigned LEB128 varints; signed values are
 // zigzag-encoded; strings are a length and the bytes; a node is op, type,
 // a, b, c, s, kid count, kids (pre-order), int count, ints, loc; a body is
 // a presence byte and a node.
@@ -21,7 +21,7 @@ namespace {
 
 // 02: probe specs per kind (ir/probe_spec.h), written as the variant
 // index and the kind's fields.
-constexpr char kMagic[] = "STAPIR08";
+constexpr char kMagic[] = "STAPIR09";
 constexpr size_t kMagicLen = 8;
 // Deeper trees than this are refused rather than risking the reader's (and
 // later the interpreter's) stack: a left-nested chain of 4000 operators is
@@ -243,6 +243,7 @@ ProbeSpec Reader::spec() {
 
 void Reader::probe(Probe& p) {
   p.pp = str();
+  p.pn = str();
   p.context = enum_value(Context::user, "probe context");
   p.spec = spec();
   p.slots = types();
@@ -536,6 +537,7 @@ std::string serialize(const Module& m) {
   w.u(m.probes.size());
   for (const Probe& p : m.probes) {
     w.str(p.pp);
+    w.str(p.pn);
     w.u(static_cast<uint8_t>(p.context));
     w.spec(p.spec);
     w.types(p.slots);

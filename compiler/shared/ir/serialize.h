@@ -2,7 +2,7 @@
 // probe specs travel inside the object file (section ".stapbpf.meta") to a
 // runtime that links neither the front end nor LLVM.
 //
-// Format: a magic "STAPIR07", then varint-encoded fields in a fixed order;
+// Format: a magic "STAPIR09", then varint-encoded fields in a fixed order;
 // nodes are written in pre-order.  Readers reject anything malformed
 // (truncated, bad opcode, kid counts, indexes out of range) with a message,
 // never by crashing: an object file is input like any other.
