@@ -35,6 +35,13 @@ Value* ProgramEmitter::builtin(const ir::Node* n) {
   if (name == "pp") return rodata_ptr(ms_.literal(probe_.pp));
   if (name == "pn") return rodata_ptr(ms_.literal(probe_.pn.empty() ? probe_.pp : probe_.pn));
   if (name == "ppfunc") return rodata_ptr(ms_.literal(""));  // no function in a tracepoint's pp
+  if (name == "is_return") {
+    // stap's: a function's or a system call's return probe.
+    const auto* k = probe_.as<ir::KfuncSpec>();
+    const auto* u = probe_.as<ir::UprobeSpec>();
+    const auto* sc = probe_.as<ir::SyscallSpec>();
+    return i64c((k && k->is_return) || (u && u->is_return) || (sc && sc->is_exit()));
+  }
   if (name == "execname" || name == "pexecname") {
     // comm is 16 bytes; below that MAXSTRINGLEN it is read whole, then cut.
     Value* tmp = ms_.maxlen < 16 ? scratch_slot(16) : string_temp();

@@ -67,10 +67,12 @@ std::vector<Builtin> make_table() {
       fn("cpu", L, {}, true), fn("execname", S, {}, true), fn("pexecname", S, {}, true),
       fn("target", L, {}, true), fn("stp_pid", L, {}, true),
       fn("pp", S, {}, true), fn("pn", S, {}, true),
-      fn("probefunc", S, {}, true, K), fn("probemod", S, {}, true, K),
-      fn("ppfunc", S, {}, true), fn("is_return", L, {}, true, K),
+      // probefunc(), is_return(), addr() and user_mode() have stap's values
+      // in begin, end and timer probes too ("", 0: no registers there).
+      fn("probefunc", S, {}, true), fn("probemod", S, {}, true, K),
+      fn("ppfunc", S, {}, true), fn("is_return", L, {}, true),
       fn("task_current", L, {}, true),
-      fn("addr", L, {}, true, K), fn("uaddr", L, {}, true, K),
+      fn("addr", L, {}, true), fn("uaddr", L, {}, true, K),
       fn("caller", S, {}, true, K), fn("caller_addr", L, {}, true, K),
       fn("register", L, {{"name", S}}, true, K), fn("u_register", L, {{"name", S}}, true, K),
       fn("print_regs", V, {}, false, K), fn("returnval", L, {}, true, K),
@@ -204,7 +206,7 @@ std::vector<Builtin> make_table() {
       alias(fn("sprint_usyms", S, {{"callers", S}}, true), "sprint_ustack"),
       fn("callers", S, {{"n", L}}, true, K), fn("ucallers", S, {{"n", L}}, true, K),
       fn("stack", L, {{"n", L}}, true, K), fn("ustack", L, {{"n", L}}, true, K),
-      fn("user_mode", L, {}, true, K),
+      fn("user_mode", L, {}, true),
   };
 }
 

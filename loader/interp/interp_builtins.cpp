@@ -152,6 +152,11 @@ Value b_pexecname(Impl& in, Args& a, const Node& n) {
 }
 Value b_target(Impl& in, Args&, const Node&) { return num(in.host.target_pid); }
 Value b_pp(Impl& in, Args&, const Node&) { return str(in.probe ? in.probe->pp : ""); }
+// probefunc(), is_return(), addr(), user_mode(): stap's answers where a
+// probe has no registers (begin, end, timer): no function, not a return,
+// no address, not user mode.
+Value b_no_function(Impl&, Args&, const Node&) { return str(""); }
+Value b_no_registers(Impl&, Args&, const Node&) { return num(0); }
 Value b_pn(Impl& in, Args&, const Node&) {
   if (!in.probe) return str("");
   return str(in.probe->pn.empty() ? in.probe->pp : in.probe->pn);
@@ -468,7 +473,9 @@ const std::unordered_map<std::string_view, Entry>& table() {
       {"cpu", {b_cpu, 0, 0}}, {"execname", {b_execname, 0, 0}},
       {"pexecname", {b_pexecname, 0, 0}}, {"target", {b_target, 0, 0}},
       {"stp_pid", {b_stp_pid, 0, 0}}, {"pp", {b_pp, 0, 0}}, {"pn", {b_pn, 0, 0}},
-      {"ppfunc", {b_ppfunc, 0, 0}},
+      {"ppfunc", {b_ppfunc, 0, 0}}, {"probefunc", {b_no_function, 0, 0}},
+      {"is_return", {b_no_registers, 0, 0}}, {"addr", {b_no_registers, 0, 0}},
+      {"user_mode", {b_no_registers, 0, 0}},
       {"gettimeofday_s", {b_time_s, 0, 0}}, {"gettimeofday_ms", {b_time_ms, 0, 0}},
       {"gettimeofday_us", {b_time_us, 0, 0}}, {"gettimeofday_ns", {b_time_ns, 0, 0}},
       {"get_cycles", {b_get_cycles, 0, 0}}, {"jiffies", {b_jiffies, 0, 0}}, {"HZ", {b_hz, 0, 0}},

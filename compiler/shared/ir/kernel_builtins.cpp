@@ -8,7 +8,7 @@ const std::vector<std::string_view>& kernel_builtins() {
   static const std::vector<std::string_view> names = {
       // context
       "pid", "tid", "ppid", "uid", "gid", "euid", "egid", "cpu", "target", "pp", "pn",
-      "ppfunc", "execname", "pexecname", "task_current",
+      "ppfunc", "execname", "pexecname", "task_current", "is_return", "addr", "user_mode",
       // clocks
       "gettimeofday_s", "gettimeofday_ms", "gettimeofday_us", "gettimeofday_ns", "jiffies",
       "local_clock_ns", "local_clock_us", "local_clock_ms", "local_clock_s", "cpu_clock_ns",
