@@ -29,6 +29,7 @@ enum Helper : int {
   kMapUpdateElem = 2,
   kMapDeleteElem = 3,
   kKtimeGetNs = 5,
+  kTracePrintk = 6,
   kGetPrandomU32 = 7,
   kGetSmpProcessorId = 8,
   kGetCurrentPidTgid = 14,

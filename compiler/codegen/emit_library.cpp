@@ -357,6 +357,13 @@ Value* ProgramEmitter::library_builtin(const ir::Node* n) {
     message_record(kind, coded_value(n->kids.at(0), how), how);
     return nullptr;
   }
+  if (name == "ftrace") {
+    // stap's trace_printk("%s\n", msg): a line in the ftrace ring buffer.
+    const std::string fmt = "%s\n";
+    helper(kTracePrintk, m_.i64, {rodata_ptr(ms_.literal(fmt, false)), i64c(int64_t(fmt.size() + 1)),
+                                  arg(0)});
+    return nullptr;
+  }
   if (name == "abort") {
     // As exit(): this probe finishes, no other kernel probe body starts.
     submit_record(STAP_REC_ABORT, b_.getInt32(0), {}, {});

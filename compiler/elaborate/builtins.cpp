@@ -53,6 +53,8 @@ std::vector<Builtin> make_table() {
       // Control.
       fn("log", V, {{"msg", S}}, false),
       fn("warn", V, {{"msg", S}}, false),
+      // The kernel's ftrace ring buffer, a line (tracefs trace, trace_pipe).
+      fn("ftrace", V, {{"msg", S}}, false),
       fn("system", V, {{"cmd", S}}, false),
       fn("error", V, {{"msg", S}}, false),
       fn("exit", V, {}, false),

@@ -7,6 +7,7 @@
 // or the runtime's own memory (user_*) are interp_memory.cpp's, listed here;
 // other kernel-context builtins are not:
 // calling one is a clear runtime error (lowering rejects them first).
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <zlib.h>
 
 #include "base/errno_names.h"
+#include "base/tracefs.h"
 #include "base/syscall_table.h"
 #include "loader/attach/proc_tasks.h"
 #include "loader/interp/interpreter_impl.h"
@@ -67,6 +69,23 @@ Value b_warn(Impl& in, Args& a, const Node&) {
     in.host.warn(a[0].str);
   else
     std::fprintf(stderr, "WARNING: %s\n", a[0].str.c_str());
+  return num(0);
+}
+
+// ftrace(msg): a line in the ftrace ring buffer through tracefs's
+// trace_marker; dropped quietly where there is none, as stap's is.
+Value b_ftrace(Impl&, Args& a, const Node&) {
+  static const std::string marker = [] {
+    std::string error, root = tracefs::find_root(error);
+    return root.empty() ? std::string() : root + "/trace_marker";
+  }();
+  if (marker.empty()) return num(0);
+  std::string line = a[0].str + "\n";
+  int fd = ::open(marker.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return num(0);
+  ssize_t written = ::write(fd, line.data(), line.size());
+  (void)written;  // a full or closed buffer drops the line, as stap's
+  ::close(fd);
   return num(0);
 }
 
@@ -465,7 +484,7 @@ const std::unordered_map<std::string_view, Entry>& table() {
   static const std::unordered_map<std::string_view, Entry> t = [] {
     std::unordered_map<std::string_view, Entry> t = {
       {"log", {b_log, 1, 1}}, {"warn", {b_warn, 1, 1}}, {"system", {b_system, 1, 1}},
-      {"error", {b_error, 1, 1}},
+      {"error", {b_error, 1, 1}}, {"ftrace", {b_ftrace, 1, 1}},
       {"exit", {b_exit, 0, 0}}, {"abort", {b_abort, 0, 0}}, {"assert", {b_assert, 1, 2}},
       {"pid", {b_pid, 0, 0}}, {"tid", {b_tid, 0, 0}}, {"ppid", {b_ppid, 0, 0}},
       {"uid", {b_uid, 0, 0}}, {"euid", {b_euid, 0, 0}}, {"gid", {b_gid, 0, 0}},

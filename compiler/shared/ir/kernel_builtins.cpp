@@ -42,7 +42,7 @@ const std::vector<std::string_view>& kernel_builtins() {
       // printed by the runtime from a printf argument (emit_builtins.cpp)
       "sprint_ustack",
       // control
-      "exit", "error", "assert", "warn", "log", "abort", "system",
+      "exit", "error", "assert", "warn", "log", "abort", "system", "ftrace",
   };
   return names;
 }
@@ -55,7 +55,7 @@ bool kernel_supports_builtin(std::string_view name) {
 bool builtin_has_effect(std::string_view name) {
   static const std::vector<std::string_view> effects = {
       "print_stack", "print_ustack", "exit", "error", "assert", "warn", "log", "abort",
-      "system",
+      "system", "ftrace",
       "tokenize",  // keeps its place in the string between calls
   };
   if (!kernel_supports_builtin(name) || name.ends_with("_warn")) return true;
