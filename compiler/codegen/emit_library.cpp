@@ -11,6 +11,7 @@
 #include "base/syscall_table.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "ir/memory_readers.h"
 
 using namespace llvm;
 
@@ -70,80 +71,40 @@ Value* ProgramEmitter::table_entry(const std::vector<std::string>& names, Value*
 }
 
 // user_<type>, user_<type>_warn, user_<type>_error: the value at addr in
-// the current task's memory.  A fault gives 0; the _warn ones also warn,
-// in stap's words ("user char copy fault at %p", the others without
-// "at"); the _error ones raise stap's "read fault" error instead.
+// the current task's memory, with the fault ir/memory_readers.h gives
+// each: 0, a warning in stap's words and 0, or the "read fault" error.
+// (The kernel_* readers are memory_builtin's.)
 Value* ProgramEmitter::number_reader(const ir::Node* n) {
-  enum class Fault : uint8_t { zero, warn, error };
-  static const struct {
-    const char* name;
-    unsigned size;
-    bool is_signed;
-    Fault fault;
-    const char* warn;
-  } kReads[] = {
-      {"user_ushort", 2, false, Fault::zero, nullptr},
-      {"user_ulong", 8, false, Fault::zero, nullptr},
-      {"user_int8", 1, true, Fault::zero, nullptr},
-      {"user_uint8", 1, false, Fault::zero, nullptr},
-      {"user_int16", 2, true, Fault::zero, nullptr},
-      {"user_uint16", 2, false, Fault::zero, nullptr},
-      {"user_int32", 4, true, Fault::zero, nullptr},
-      {"user_uint32", 4, false, Fault::zero, nullptr},
-      {"user_int64", 8, true, Fault::zero, nullptr},
-      {"user_uint64", 8, true, Fault::zero, nullptr},
-      {"user_char_warn", 1, true, Fault::warn, "user char copy fault at"},
-      {"user_short_warn", 2, true, Fault::warn, "user short copy fault"},
-      {"user_ushort_warn", 2, false, Fault::warn, "user unsigned short copy fault"},
-      {"user_int_warn", 4, true, Fault::warn, "user int copy fault"},
-      {"user_long_warn", 8, true, Fault::warn, "user long copy fault"},
-      {"user_ulong_warn", 8, false, Fault::warn, "user unsigned long copy fault"},
-      {"user_char_error", 1, true, Fault::error, nullptr},
-      {"user_short_error", 2, true, Fault::error, nullptr},
-      {"user_ushort_error", 2, false, Fault::error, nullptr},
-      {"user_int_error", 4, true, Fault::error, nullptr},
-      {"user_long_error", 8, true, Fault::error, nullptr},
-      {"user_ulong_error", 8, false, Fault::error, nullptr},
-      {"user_int8_error", 1, true, Fault::error, nullptr},
-      {"user_uint8_error", 1, false, Fault::error, nullptr},
-      {"user_int16_error", 2, true, Fault::error, nullptr},
-      {"user_uint16_error", 2, false, Fault::error, nullptr},
-      {"user_int32_error", 4, true, Fault::error, nullptr},
-      {"user_uint32_error", 4, false, Fault::error, nullptr},
-      {"user_int64_error", 8, true, Fault::error, nullptr},
-      {"user_uint64_error", 8, true, Fault::error, nullptr},
-  };
-  for (const auto& r : kReads) {
-    if (n->s != r.name) continue;
-    Value* addr = expr(n->kids.at(0));
-    Value* tmp = scratch_slot(8);  // scratch, not stack: probes call many builtins
+  const ir::NumberReader* found = ir::find_number_reader(n->s);
+  if (!found || !found->user) return nullptr;
+  const ir::NumberReader& r = *found;
+  Value* addr = expr(n->kids.at(0));
+  Value* tmp = scratch_slot(8);  // scratch, not stack: probes call many builtins
+  b_.CreateStore(i64c(0), tmp);
+  Value* rc = helper(kProbeReadUser, m_.i64, {tmp, i64c(r.size), b_.CreateIntToPtr(addr, m_.ptr)});
+  defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)), addr);
+  BasicBlock* fault = block("read_fault");
+  BasicBlock* done = block("read_ok");
+  b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
+  b_.SetInsertPoint(fault);
+  if (r.fault == ir::ReadFault::error) {
+    raise_number(n->loc, "read fault [man error::fault] at 0x%llx", addr);
+  } else {
     b_.CreateStore(i64c(0), tmp);
-    Value* rc = helper(kProbeReadUser, m_.i64, {tmp, i64c(r.size), b_.CreateIntToPtr(addr, m_.ptr)});
-    defer_if_faulted(b_.CreateICmpSLT(rc, i64c(0)), addr);
-    BasicBlock* fault = block("read_fault");
-    BasicBlock* done = block("read_ok");
-    b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
-    b_.SetInsertPoint(fault);
-    if (r.fault == Fault::error) {
-      raise_number(n->loc, "read fault [man error::fault] at 0x%llx", addr);
-    } else {
-      b_.CreateStore(i64c(0), tmp);
-      if (r.fault == Fault::warn) {
-        Value* msg = string_temp();
-        Value* data = scratch_slot(8);
-        b_.CreateStore(addr, data);
-        std::string fmt = std::string(r.warn) + " 0x%llx [man error::fault]";
-        helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
-        message_record(STAP_REC_WARN, msg);
-      }
-      b_.CreateBr(done);
+    if (r.fault == ir::ReadFault::warn) {
+      Value* msg = string_temp();
+      Value* data = scratch_slot(8);
+      b_.CreateStore(addr, data);
+      std::string fmt = std::string(r.words) + " 0x%llx [man error::fault]";
+      helper(kSnprintf, m_.i64, {msg, i64c(ms_.maxlen), rodata_ptr(ms_.literal(fmt, false)), data, i64c(8)});
+      message_record(STAP_REC_WARN, msg);
     }
-    b_.SetInsertPoint(done);
-    Value* v = b_.CreateLoad(b_.getIntNTy(8 * r.size), tmp);
-    if (r.size == 8) return v;
-    return r.is_signed ? b_.CreateSExt(v, m_.i64) : b_.CreateZExt(v, m_.i64);
+    b_.CreateBr(done);
   }
-  return nullptr;
+  b_.SetInsertPoint(done);
+  Value* v = b_.CreateLoad(b_.getIntNTy(8 * r.size), tmp);
+  if (r.size == 8) return v;
+  return r.is_signed ? b_.CreateSExt(v, m_.i64) : b_.CreateZExt(v, m_.i64);
 }
 
 // kernel_string_utf16/32, user_string_utf16/32: bpf_runtime/utf.c into a

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ir/memory_readers.h"
 #include "loader/interp/interpreter_impl.h"
 #include "loader/interp/kernel_memory.h"
 
@@ -112,60 +113,6 @@ int64_t widen(uint64_t raw, size_t size, bool is_signed) {
   return int64_t(raw);
 }
 
-// What a reader does on a fault: the kernel ones raise stap's copy fault,
-// the plain user ones give 0, the _warn ones warn and give 0, the _error
-// ones raise the "read fault" error.
-enum class Fault : uint8_t { raise, zero, warn, error };
-
-struct NumberReader {
-  const char* name;
-  size_t size;
-  bool is_signed;
-  Fault fault;
-  const char* words;  // the fault's: "long" for a raise, the warning for warn
-};
-constexpr NumberReader kNumberReaders[] = {
-    {"kernel_long", 8, true, Fault::raise, "long"},
-    {"kernel_int", 4, true, Fault::raise, "int"},
-    {"kernel_short", 2, true, Fault::raise, "short"},
-    {"kernel_char", 1, true, Fault::raise, "char"},
-    {"kernel_pointer", 8, true, Fault::raise, "pointer"},
-    {"user_long", 8, true, Fault::zero, nullptr},
-    {"user_int", 4, true, Fault::zero, nullptr},
-    {"user_short", 2, true, Fault::zero, nullptr},
-    {"user_char", 1, true, Fault::zero, nullptr},
-    {"user_ushort", 2, false, Fault::zero, nullptr},
-    {"user_ulong", 8, false, Fault::zero, nullptr},
-    {"user_int8", 1, true, Fault::zero, nullptr},
-    {"user_uint8", 1, false, Fault::zero, nullptr},
-    {"user_int16", 2, true, Fault::zero, nullptr},
-    {"user_uint16", 2, false, Fault::zero, nullptr},
-    {"user_int32", 4, true, Fault::zero, nullptr},
-    {"user_uint32", 4, false, Fault::zero, nullptr},
-    {"user_int64", 8, true, Fault::zero, nullptr},
-    {"user_uint64", 8, true, Fault::zero, nullptr},
-    {"user_char_warn", 1, true, Fault::warn, "user char copy fault at"},
-    {"user_short_warn", 2, true, Fault::warn, "user short copy fault"},
-    {"user_ushort_warn", 2, false, Fault::warn, "user unsigned short copy fault"},
-    {"user_int_warn", 4, true, Fault::warn, "user int copy fault"},
-    {"user_long_warn", 8, true, Fault::warn, "user long copy fault"},
-    {"user_ulong_warn", 8, false, Fault::warn, "user unsigned long copy fault"},
-    {"user_char_error", 1, true, Fault::error, nullptr},
-    {"user_short_error", 2, true, Fault::error, nullptr},
-    {"user_ushort_error", 2, false, Fault::error, nullptr},
-    {"user_int_error", 4, true, Fault::error, nullptr},
-    {"user_long_error", 8, true, Fault::error, nullptr},
-    {"user_ulong_error", 8, false, Fault::error, nullptr},
-    {"user_int8_error", 1, true, Fault::error, nullptr},
-    {"user_uint8_error", 1, false, Fault::error, nullptr},
-    {"user_int16_error", 2, true, Fault::error, nullptr},
-    {"user_uint16_error", 2, false, Fault::error, nullptr},
-    {"user_int32_error", 4, true, Fault::error, nullptr},
-    {"user_uint32_error", 4, false, Fault::error, nullptr},
-    {"user_int64_error", 8, true, Fault::error, nullptr},
-    {"user_uint64_error", 8, true, Fault::error, nullptr},
-};
-
 void warn(Impl& in, const std::string& text) {
   if (in.host.warn) in.host.warn(text);
   else std::fprintf(stderr, "WARNING: %s\n", text.c_str());
@@ -184,26 +131,27 @@ Value b_task_current(Impl& in, std::vector<Value>&, const Node& n) {
 
 std::vector<std::string_view> number_reader_names() {
   std::vector<std::string_view> names;
-  for (const NumberReader& r : kNumberReaders) names.push_back(r.name);
+  for (const ir::NumberReader& r : ir::number_readers()) names.push_back(r.name);
   return names;
 }
 
+// The readers of ir/memory_readers.h, each fault as the table says.
 Value b_read_number(Impl& in, std::vector<Value>& a, const Node& n) {
-  Memory mem = memory(in, n);
-  for (const NumberReader& r : kNumberReaders) {
-    if (n.s != r.name) continue;
-    uint64_t raw = 0;
-    uint64_t address = uint64_t(a[0].num);
-    if (mem.read(address, &raw, r.size) == 0) return Value::of(widen(raw, r.size, r.is_signed));
-    switch (r.fault) {
-      case Fault::raise: mem.fault(r.words, address);
-      case Fault::error: in.raise("read fault [man error::fault] at " + hex(address), n);
-      case Fault::warn: warn(in, std::string(r.words) + " " + hex(address) + " [man error::fault]"); break;
-      case Fault::zero: break;
-    }
-    return Value::of(int64_t{0});
+  const ir::NumberReader* r = ir::find_number_reader(n.s);
+  if (!r) in.raise("internal error: " + n.s + "() is no memory number reader", n);
+  Memory mem{in, n, r->user};
+  uint64_t raw = 0;
+  uint64_t address = uint64_t(a[0].num);
+  if (mem.read(address, &raw, r->size) == 0) return Value::of(widen(raw, r->size, r->is_signed));
+  switch (r->fault) {
+    case ir::ReadFault::raise: mem.fault(std::string(r->words), address);
+    case ir::ReadFault::error: in.raise("read fault [man error::fault] at " + hex(address), n);
+    case ir::ReadFault::warn:
+      warn(in, std::string(r->words) + " " + hex(address) + " [man error::fault]");
+      break;
+    case ir::ReadFault::zero: break;
   }
-  in.raise("internal error: " + n.s + "() is no memory number reader", n);
+  return Value::of(int64_t{0});
 }
 
 // {kernel,user}_string(a[, err]), *_string2(a, err), *_string_n(a, n[, err]),
