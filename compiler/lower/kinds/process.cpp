@@ -53,6 +53,7 @@
 #include "ast/visitor.h"
 #include "debuginfo/binary_path.h"
 #include "elaborate/typecheck.h"
+#include "ir/memory_readers.h"
 #include "lower/kinds/kinds.h"
 #include "lower/trace_events.h"
 
@@ -70,8 +71,17 @@ struct CurrentTaskFinder : ast::TraversingVisitor {
   void visit(ast::CallExpr& n) override {
     ast::TraversingVisitor::visit(n);
     if (found) return;
-    if (!n.decl && n.name == "task_current") found = &n;
+    if (!n.decl && answers_for_runtime(n.name)) found = &n;
     else if (n.decl && n.decl->body && seen.insert(n.decl).second) n.decl->body->accept(*this);
+  }
+  // Builtins whose user-context answer is the runtime's own task, not the
+  // running one: its task, its memory (user_*), its lack of registers.
+  static bool answers_for_runtime(const std::string& name) {
+    static const std::set<std::string, std::less<>> names = {"task_current", "probefunc", "addr",
+                                                             "user_mode", "is_return"};
+    const ir::NumberReader* reader = ir::find_number_reader(name);
+    return names.contains(name) || name.starts_with("user_string") ||
+           name.starts_with("user_buffer") || (reader && reader->user);
   }
 };
 
@@ -546,7 +556,9 @@ class ProcessLowering : public KindLowering {
       if (dp.decl->body) dp.decl->body->accept(finder);
       if (dp.point->condition) dp.point->condition->accept(finder);
       if (finder.found) {
-        failed.message = "task_current() is the runtime's own task";
+        failed.message = finder.found->name == "task_current"
+                             ? std::string("task_current() is the runtime's own task")
+                             : finder.found->name + "() answers for the runtime's own task";
         failed.loc = finder.found->loc;
       }
     }

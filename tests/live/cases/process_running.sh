@@ -8,8 +8,9 @@
 #  - -x PID: the target and its children, not the runtime's process;
 #  - -c: only the command's own .begin, when it execs (its held child is
 #    not reported as running);
-#  - a body that needs a kernel probe runs for new processes only, and a
-#    warning says why.
+#  - a body that needs a kernel probe, or asks what user context answers
+#    for the runtime's own task (user_mode(), user_string() ...), runs for
+#    new processes only, and a warning says why.
 T=$LIVE/threads_sleep
 $T 4 60 > "$CASE_TMP/ready" & threads=$!
 sleep 60 & sleeper=$!
@@ -38,6 +39,9 @@ probe timer.ms(200) {
 "$STAP" -e 'probe process.begin { if (task_current() != 0) printf("kernel body: %s\n", execname()) }' \
   -c true 2>"$CASE_TMP/err"
 grep -o 'runs for the processes that start after the script, not for those already running' "$CASE_TMP/err"
+"$STAP" -e 'probe process.begin { if (!user_mode()) printf("user_mode body: %s\n", execname()) }' \
+  -c true 2>"$CASE_TMP/err"
+grep -o "user_mode() answers for the runtime's own task" "$CASE_TMP/err"
 kill $threads $sleeper 2>/dev/null
 wait $threads $sleeper 2>/dev/null
 exit 0
