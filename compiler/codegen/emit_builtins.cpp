@@ -8,6 +8,7 @@
 #include "base/format_string.h"
 #include "bpf_runtime/stap_layout.h"
 #include "codegen/emitter.h"
+#include "ir/memory_readers.h"
 #include "ir/kernel_builtins.h"
 #include "ir/key_codes.h"
 
@@ -187,13 +188,9 @@ Value* ProgramEmitter::memory_builtin(const ir::Node* n) {
     Value* err = nargs > 2 ? arg(2) : nullptr;
     return read_string(n, name[0] == 'u', addr, limit, err);
   }
-  static const struct { const char* name; unsigned size; const char* what; } kReads[] = {
-      {"kernel_long", 8, "long"}, {"kernel_int", 4, "int"}, {"kernel_short", 2, "short"},
-      {"kernel_char", 1, "char"}, {"kernel_pointer", 8, "pointer"}, {"user_long", 8, "long"},
-      {"user_int", 4, "int"}, {"user_short", 2, "short"}, {"user_char", 1, "char"},
-  };
-  for (const auto& r : kReads)
-    if (name == r.name) return read_number(n, name[0] == 'u', arg(0), r.size, r.what);
+  // The user_<type> readers are number_reader's (emit_library.cpp).
+  const ir::NumberReader* reader = ir::find_number_reader(name);
+  if (reader && !reader->user) return read_kernel_number(n, arg(0), *reader);
   return nullptr;
 }
 
@@ -246,28 +243,20 @@ void ProgramEmitter::raise_number(uint32_t loc, const std::string& fmt, Value* n
   raise(loc, msg);
 }
 
-// kernel_<what>: a fault is an error; user_<what>: 0, as stap's tapset.
-Value* ProgramEmitter::read_number(const ir::Node* n, bool user, Value* addr, unsigned size,
-                                   const char* what) {
+// kernel_<type>: a fault is stap's copy-fault error.
+Value* ProgramEmitter::read_kernel_number(const ir::Node* n, Value* addr, const ir::NumberReader& r) {
   AllocaInst* tmp = m_.shared_alloca(m_.i64, "read");
   b_.CreateStore(i64c(0), tmp);
-  Value* r = helper(user ? kProbeReadUser : kProbeReadKernel, m_.i64,
-                    {tmp, i64c(size), b_.CreateIntToPtr(addr, m_.ptr)});
-  if (user) defer_if_faulted(b_.CreateICmpSLT(r, i64c(0)), addr);
+  Value* rc = helper(kProbeReadKernel, m_.i64, {tmp, i64c(r.size), b_.CreateIntToPtr(addr, m_.ptr)});
   BasicBlock* fault = block("read_fault");
   BasicBlock* done = block("read_ok");
-  b_.CreateCondBr(b_.CreateICmpSLT(r, i64c(0)), fault, done);
+  b_.CreateCondBr(b_.CreateICmpSLT(rc, i64c(0)), fault, done);
   b_.SetInsertPoint(fault);
-  if (user) {
-    b_.CreateStore(i64c(0), tmp);
-    b_.CreateBr(done);
-  } else {
-    raise_fault(n->loc, std::string("kernel ") + what, addr);
-  }
+  raise_fault(n->loc, "kernel " + std::string(r.words), addr);
   b_.SetInsertPoint(done);
-  Value* v = b_.CreateLoad(b_.getIntNTy(8 * size), tmp);
+  Value* v = b_.CreateLoad(b_.getIntNTy(8 * r.size), tmp);
   // int, short and char are signed C types; long and pointer are 8 bytes.
-  return size < 8 ? b_.CreateSExt(v, m_.i64) : v;
+  return r.size < 8 ? b_.CreateSExt(v, m_.i64) : v;
 }
 
 // How a printf argument travels (stap_layout.h): a stack code, an

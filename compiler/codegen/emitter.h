@@ -22,6 +22,7 @@
 
 #include "codegen/bpf_module.h"
 #include "ir/ir.h"
+#include "ir/memory_readers.h"
 
 namespace stap::codegen {
 
@@ -305,8 +306,7 @@ class ProgramEmitter {
   llvm::Value* clock_builtin(const ir::Node* n);
   llvm::Value* read_string(const ir::Node* n, bool user, llvm::Value* addr, llvm::Value* limit,
                            llvm::Value* err_msg);
-  llvm::Value* read_number(const ir::Node* n, bool user, llvm::Value* addr, unsigned size,
-                           const char* what);
+  llvm::Value* read_kernel_number(const ir::Node* n, llvm::Value* addr, const ir::NumberReader& r);
   // emit_library.cpp: tables, conversions, the rest of the tapset library
   llvm::Value* library_builtin(const ir::Node* n);
   llvm::Value* table_entry(const std::vector<std::string>& names, llvm::Value* index);

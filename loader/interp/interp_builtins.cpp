@@ -65,10 +65,7 @@ Value b_log(Impl& in, Args& a, const Node&) {
 }
 
 Value b_warn(Impl& in, Args& a, const Node&) {
-  if (in.host.warn)
-    in.host.warn(a[0].str);
-  else
-    std::fprintf(stderr, "WARNING: %s\n", a[0].str.c_str());
+  in.warn(a[0].str);
   return num(0);
 }
 

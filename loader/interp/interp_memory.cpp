@@ -113,11 +113,6 @@ int64_t widen(uint64_t raw, size_t size, bool is_signed) {
   return int64_t(raw);
 }
 
-void warn(Impl& in, const std::string& text) {
-  if (in.host.warn) in.host.warn(text);
-  else std::fprintf(stderr, "WARNING: %s\n", text.c_str());
-}
-
 }  // namespace
 
 Value b_task_current(Impl& in, std::vector<Value>&, const Node& n) {
@@ -147,7 +142,7 @@ Value b_read_number(Impl& in, std::vector<Value>& a, const Node& n) {
     case ir::ReadFault::raise: mem.fault(std::string(r->words), address);
     case ir::ReadFault::error: in.raise("read fault [man error::fault] at " + hex(address), n);
     case ir::ReadFault::warn:
-      warn(in, std::string(r->words) + " " + hex(address) + " [man error::fault]");
+      in.warn(std::string(r->words) + " " + hex(address) + " [man error::fault]");
       break;
     case ir::ReadFault::zero: break;
   }
@@ -178,7 +173,7 @@ Value b_read_string_warn(Impl& in, std::vector<Value>& a, const Node& n) {
   if (counted) limit = a[1].num < 0 ? 0 : std::min(limit, size_t(a[1].num));
   std::string text;
   if (read_own_string(address, limit, text) == 0) return Value::of(std::move(text));
-  warn(in, "user string copy fault " + std::to_string(-EFAULT) + " at " + hex(address) +
+  in.warn("user string copy fault " + std::to_string(-EFAULT) + " at " + hex(address) +
                " [man error::fault]");
   return Value::of(a.size() > (counted ? 2u : 1u) ? a.back().str : std::string());
 }

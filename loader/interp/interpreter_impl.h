@@ -10,6 +10,7 @@
 #include <regex.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <map>
 #include <memory>
@@ -81,6 +82,11 @@ struct Interpreter::Impl {
   std::string eval_string(const ir::Node& n);
   Key eval_keys(const ir::Node& n, size_t first, size_t count);
   [[noreturn]] void raise(std::string message, const ir::Node& at);
+  // warn()'s "WARNING: text": through the session when there is one.
+  void warn(const std::string& text) {
+    if (host.warn) host.warn(text);
+    else std::fprintf(stderr, "WARNING: %s\n", text.c_str());
+  }
   void charge(const ir::Node& at);  // one action against MAXACTION
   Value call(const ir::Node& n);
   Value zero_of(ir::Type t) const;
